@@ -1,0 +1,5 @@
+"""`python -m harness` entry point."""
+
+from harness.cli.main import main
+
+raise SystemExit(main())

@@ -1,0 +1,38 @@
+"""The plugin hook specifications: each hook receives a `register` callback.
+
+A plugin is a module with functions decorated by `hookimpl` (pluggy marker "harness"); it may implement
+any subset. Registering by string reference ("package.module:Name") keeps heavy imports lazy.
+"""
+
+from __future__ import annotations
+
+import pluggy
+
+hookspec = pluggy.HookspecMarker("harness")
+hookimpl = pluggy.HookimplMarker("harness")
+
+
+@hookspec
+def register_tasks(register):
+    """register(path): a folder (or YAML file) of task configs; folders are scanned for *.yaml."""
+
+
+@hookspec
+def register_models(register):
+    """register(name, factory, description=""): factory is a class or "module:Class" reference."""
+
+
+@hookspec
+def register_metrics(register):
+    """register(name, func, description=""): func is a callable or "module:function" reference."""
+
+
+@hookspec
+def register_builders(register):
+    """register(name, factory, description=""): a dataset builder command or builder part
+    (names with a dot, e.g. "cyclist.renderer.raster", are parts)."""
+
+
+@hookspec
+def register_judges(register):
+    """register(name, factory, description=""): an answer judge (rule-based or model-backed)."""
