@@ -1,0 +1,59 @@
+"""Video writing through PyAV (H.264 by default), for builders that render or cut clips."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+
+
+def write_video(
+    path: str | os.PathLike,
+    frames: Iterable[np.ndarray],
+    fps: float,
+    codec: str = "libx264",
+    crf: int = 18,
+    pix_fmt: str = "yuv420p",
+) -> int:
+    """Encode RGB uint8 frames (H, W, 3) to `path`; returns the number of frames written.
+
+    Written to a temporary name and renamed, so a killed build never leaves a half-written video.
+    Width and height must be even for yuv420p (H.264's usual pixel format).
+    """
+    import av  # local import: PyAV is only needed when writing
+
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp{out.suffix}")
+    count = 0
+    container = av.open(str(tmp), mode="w")
+    try:
+        stream = None
+        for frame in frames:
+            arr = np.ascontiguousarray(frame, dtype=np.uint8)
+            if arr.ndim != 3 or arr.shape[2] != 3:
+                raise ValueError(f"write_video({out}): frames must be (H, W, 3) uint8, got shape {arr.shape}")
+            if stream is None:
+                h, w = arr.shape[:2]
+                if pix_fmt == "yuv420p" and (h % 2 or w % 2):
+                    raise ValueError(f"write_video({out}): {w}x{h} is odd; yuv420p needs even sides")
+                stream = container.add_stream(codec, rate=Fraction(fps).limit_denominator(1001))
+                stream.width, stream.height, stream.pix_fmt = w, h, pix_fmt
+                if codec == "libx264":
+                    stream.options = {"crf": str(crf), "preset": "veryfast"}
+            for packet in stream.encode(av.VideoFrame.from_ndarray(arr, format="rgb24")):
+                container.mux(packet)
+            count += 1
+        if stream is not None:
+            for packet in stream.encode():
+                container.mux(packet)
+    finally:
+        container.close()
+    if count == 0:
+        tmp.unlink(missing_ok=True)
+        raise ValueError(f"write_video({out}): no frames given")
+    os.replace(tmp, out)
+    return count
