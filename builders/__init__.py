@@ -1,0 +1,1 @@
+"""Dataset builders: regenerate each benchmark from a seed."""

@@ -1,0 +1,1 @@
+"""Model adapters: transformers models, OpenAI-compatible servers and baselines."""

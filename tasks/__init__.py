@@ -1,0 +1,1 @@
+"""Task plugins: one folder per benchmark."""
