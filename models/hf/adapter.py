@@ -1,0 +1,249 @@
+"""The `hf` adapter: any transformers image-text-to-text / video model, through its own processor.
+
+The request's decoded frames go into the processor's chat template as video entries (never file paths:
+transformers' own video loading needs torchcodec), prompts are left-padded into one batch, and
+`generate` runs greedy unless the task asks for sampling. Heavy imports (torch, transformers) happen when
+a model is built, never when the plugin registers.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import OrderedDict
+from typing import Any, ClassVar, Optional
+
+from harness.model import Model
+from harness.requests import Capabilities, Request, Response
+from models.args import as_bool, as_int, as_str
+from models.hf.conversation import to_conversation
+from models.hf.generation import GenerationPlan, cut_at_stop, plan_generation
+
+DTYPES = ("auto", "bfloat16", "float16", "float32")
+_ARGS = (
+    "pretrained",
+    "revision",
+    "dtype",
+    "device_map",
+    "attn_implementation",
+    "max_frames",
+    "trust_remote_code",
+    "max_new_tokens",
+)
+# Args that say where the model runs, not what it answers: kept out of identity() so that cache keys and
+# results do not depend on the device layout or the number of ranks.
+_PLACEMENT_ARGS = ("device_map",)
+
+
+class HFModel(Model):
+    """Generic transformers adapter: `--model hf --model_args pretrained=PATH_OR_ID,dtype=bfloat16,...`.
+
+    Args: pretrained (hub id or folder), revision, dtype (auto|bfloat16|float16|float32), device_map (auto,
+    cpu, cuda:0, ...; under a data-parallel launch "auto" means this rank's GPU), attn_implementation
+    (eager|sdpa|flash_attention_2), max_frames (frame budget the harness lowers the task's to),
+    trust_remote_code, max_new_tokens (default when the task sets none).
+    """
+
+    name: ClassVar[str] = "hf"
+    version: ClassVar[str] = "1"
+    # Preset knobs (subclasses override).
+    default_pretrained: ClassVar[Optional[str]] = None
+    default_dtype: ClassVar[str] = "auto"
+    default_max_frames: ClassVar[Optional[int]] = None
+    default_gen_kwargs: ClassVar[dict[str, Any]] = {}
+    multi_video: ClassVar[bool] = True
+    expected_model_types: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, **model_args: Any) -> None:
+        super().__init__(**model_args)
+        unknown = sorted(set(model_args) - set(_ARGS))
+        if unknown:
+            raise ValueError(
+                f"model '{self.name}': unknown model_args {', '.join(unknown)}; accepted: {', '.join(_ARGS)}"
+            )
+        self.pretrained = as_str(model_args.get("pretrained")) or self.default_pretrained
+        if not self.pretrained:
+            raise ValueError(
+                f"model '{self.name}' needs pretrained=PATH_OR_HUB_ID in --model_args (a transformers checkpoint "
+                "with a processor and chat template)"
+            )
+        self.revision = as_str(model_args.get("revision"))
+        self.dtype = (as_str(model_args.get("dtype")) or self.default_dtype).lower()
+        if self.dtype not in DTYPES:
+            raise ValueError(f"model '{self.name}': dtype={self.dtype!r} is not one of {', '.join(DTYPES)}")
+        self.device_map = as_str(model_args.get("device_map")) or "auto"
+        self.attn_implementation = as_str(model_args.get("attn_implementation"))
+        self.max_frames = as_int(
+            model_args.get("max_frames", self.default_max_frames), "max_frames", self.name, 1
+        )
+        self.trust_remote_code = as_bool(
+            model_args.get("trust_remote_code", False), "trust_remote_code", self.name
+        )
+        self.gen_defaults = dict(self.default_gen_kwargs)
+        max_new = as_int(model_args.get("max_new_tokens"), "max_new_tokens", self.name, 1)
+        if max_new is not None:
+            self.gen_defaults["max_new_tokens"] = max_new
+        self.capabilities = Capabilities(
+            video=True, multi_video=self.multi_video, images=True, max_frames=self.max_frames
+        )
+        self._load()
+
+    # ----------------------------------------------------------------- loading
+    def _resolved_device_map(self) -> Any:
+        """'auto' within a data-parallel rank means this rank's GPU (one replica per rank)."""
+        import torch
+
+        world = int(os.environ.get("WORLD_SIZE", "1"))
+        if self.device_map == "auto" and world > 1 and torch.cuda.is_available():
+            return {"": int(os.environ.get("LOCAL_RANK", "0"))}
+        return self.device_map
+
+    def _load(self) -> None:
+        import torch
+        from transformers import AutoConfig, AutoModelForImageTextToText, AutoProcessor
+
+        common = {"trust_remote_code": self.trust_remote_code, "revision": self.revision}
+        try:
+            config = AutoConfig.from_pretrained(self.pretrained, **common)
+            self.processor = AutoProcessor.from_pretrained(self.pretrained, **common)
+        except OSError as err:
+            raise OSError(
+                f"model '{self.name}': cannot load '{self.pretrained}' ({err}). Download the checkpoint and pass "
+                "pretrained=/path/to/folder, or allow hub access (unset HF_HUB_OFFLINE)"
+            ) from err
+        model_type = getattr(config, "model_type", "?")
+        if self.expected_model_types and model_type not in self.expected_model_types:
+            raise ValueError(
+                f"model '{self.name}' expects a {' or '.join(self.expected_model_types)} checkpoint but "
+                f"'{self.pretrained}' is {model_type!r}; use --model hf for other architectures"
+            )
+        if getattr(self.processor, "chat_template", None) is None:
+            raise ValueError(
+                f"model '{self.name}': the processor of '{self.pretrained}' has no chat template; add "
+                "chat_template.jinja to the checkpoint folder"
+            )
+        tokenizer = self.processor.tokenizer
+        tokenizer.padding_side = "left"
+        if tokenizer.pad_token is None:
+            tokenizer.pad_token = tokenizer.eos_token
+        kwargs: dict[str, Any] = {"dtype": self.dtype if self.dtype == "auto" else getattr(torch, self.dtype)}
+        device_map = self._resolved_device_map()
+        if device_map not in (None, "none"):
+            kwargs["device_map"] = device_map
+        if self.attn_implementation:
+            kwargs["attn_implementation"] = self.attn_implementation
+        self.model = AutoModelForImageTextToText.from_pretrained(self.pretrained, **common, **kwargs).eval()
+        self.tokenizer = tokenizer
+        self._input_device = self.model.get_input_embeddings().weight.device
+        eos = self.model.generation_config.eos_token_id
+        eos_ids = eos if isinstance(eos, (list, tuple)) else [eos]
+        self._eos_ids = {int(e) for e in eos_ids if e is not None} | {int(tokenizer.eos_token_id)}
+        self._pad_id = tokenizer.pad_token_id
+        if self.model.generation_config.pad_token_id is None:
+            self.model.generation_config.pad_token_id = self._pad_id
+
+    # ----------------------------------------------------------------- identity
+    def identity(self) -> dict[str, Any]:
+        """Name, version and every arg that changes answers (not where the model runs)."""
+        args = {
+            "pretrained": self.pretrained,
+            "revision": self.revision,
+            "dtype": self.dtype,
+            "attn_implementation": self.attn_implementation,
+            "max_frames": self.max_frames,
+            "trust_remote_code": self.trust_remote_code,
+            "gen_defaults": self.gen_defaults,
+        }
+        return {"name": self.name, "version": self.version, "args": args}
+
+    # ----------------------------------------------------------------- generation
+    def generate(self, requests: list[Request]) -> list[Response]:
+        """Answer a batch: requests sharing generation kwargs run as one left-padded `generate` call."""
+        groups: OrderedDict[str, list[int]] = OrderedDict()
+        for i, request in enumerate(requests):
+            key = json.dumps(request.gen_kwargs or {}, sort_keys=True, default=str)
+            groups.setdefault(key, []).append(i)
+        responses: list[Optional[Response]] = [None] * len(requests)
+        for indices in groups.values():
+            batch = [requests[i] for i in indices]
+            plan = plan_generation(batch[0].gen_kwargs, self.gen_defaults)
+            for i, response in zip(indices, self._generate_batch(batch, plan), strict=True):
+                responses[i] = response
+        return [r for r in responses if r is not None]
+
+    def encode(self, requests: list[Request]) -> Any:
+        """The processor's model inputs for a batch (left-padded), on the model's input device."""
+        import torch
+
+        conversations, metadata = [], []
+        for request in requests:
+            messages, video_meta = to_conversation(request)
+            conversations.append(messages)
+            metadata.append(video_meta)
+        processor_kwargs: dict[str, Any] = {"padding": True, "padding_side": "left"}
+        if any(metadata):
+            processor_kwargs["video_metadata"] = metadata
+        inputs = self.processor.apply_chat_template(
+            conversations,
+            add_generation_prompt=True,
+            tokenize=True,
+            return_dict=True,
+            return_tensors="pt",
+            processor_kwargs=processor_kwargs,
+        )
+        dtype = self.model.dtype
+        moved = {}
+        for key, value in inputs.items():
+            if isinstance(value, torch.Tensor):
+                value = value.to(self._input_device)
+                if key.startswith("pixel_values") and torch.is_floating_point(value):
+                    value = value.to(dtype)
+            moved[key] = value
+        return moved
+
+    def _generate_batch(self, requests: list[Request], plan: GenerationPlan) -> list[Response]:
+        import torch
+
+        inputs = self.encode(requests)
+        if plan.seed is not None:
+            torch.manual_seed(int(plan.seed))
+        with torch.inference_mode():
+            output = self.model.generate(**inputs, **plan.kwargs)
+        prompt_len = inputs["input_ids"].shape[1]
+        new_tokens = output[:, prompt_len:]
+        texts = self.tokenizer.batch_decode(new_tokens, skip_special_tokens=True)
+        prompt_tokens = inputs["attention_mask"].sum(dim=1).tolist()
+        completion = [self._completion_length(row) for row in new_tokens.tolist()]
+        n = plan.num_samples
+        responses = []
+        for i in range(len(requests)):
+            rows = range(i * n, (i + 1) * n)
+            samples = [cut_at_stop(texts[r], plan.stop).strip() for r in rows]
+            usage = {
+                "prompt_tokens": int(prompt_tokens[i]),
+                "completion_tokens": sum(completion[r] for r in rows),
+            }
+            structured = {"samples": samples} if n > 1 else None
+            responses.append(Response(text=samples[0], structured=structured, usage=usage))
+        return responses
+
+    def _completion_length(self, row: list[int]) -> int:
+        """Generated tokens up to and including the first end-of-sequence token."""
+        for i, token in enumerate(row):
+            if token in self._eos_ids:
+                return i + 1
+        return sum(1 for t in row if t != self._pad_id) if self._pad_id not in self._eos_ids else len(row)
+
+    def close(self) -> None:
+        """Drop the model and free accelerator memory."""
+        import gc
+
+        self.model = None
+        gc.collect()
+        try:
+            import torch
+
+            if torch.cuda.is_available():
+                torch.cuda.empty_cache()
+        except ImportError:
+            pass
