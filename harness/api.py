@@ -1,0 +1,55 @@
+"""The public API for plugin authors: everything a task, model, metric or builder plugin needs.
+
+Built-in plugins import only from here (and from `metrics`), exactly as third-party plugins do.
+"""
+
+from harness.builder import Builder, DemoDataset
+from harness.config.schema import GroupConfig, MetricConfig, TaskConfig
+from harness.errors import ConfigError, DataError, HarnessError, UnknownNameError
+from harness.frames.spec import FrameSpec
+from harness.hookspecs import hookimpl
+from harness.media import Segment, VideoRef, media_identity
+from harness.model import Model
+from harness.requests import (
+    Capabilities,
+    ImagePart,
+    Message,
+    Part,
+    Request,
+    Response,
+    TaskInfo,
+    TextPart,
+    VideoPart,
+)
+from harness.task import MediaPathError, Parsed, Task, safe_media_path
+
+__all__ = [
+    "Builder",
+    "Capabilities",
+    "ConfigError",
+    "DataError",
+    "DemoDataset",
+    "FrameSpec",
+    "GroupConfig",
+    "HarnessError",
+    "ImagePart",
+    "MediaPathError",
+    "Message",
+    "MetricConfig",
+    "Model",
+    "Parsed",
+    "Part",
+    "Request",
+    "Response",
+    "Segment",
+    "Task",
+    "TaskConfig",
+    "TaskInfo",
+    "TextPart",
+    "UnknownNameError",
+    "VideoPart",
+    "VideoRef",
+    "hookimpl",
+    "media_identity",
+    "safe_media_path",
+]

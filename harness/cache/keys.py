@@ -1,0 +1,58 @@
+"""Response-cache keys: a hash of everything that changes a model's answer, and nothing else.
+
+Covered: the model's identity (name, version, args), the generation kwargs, every message's text, each
+video's content identity and clip segments, the effective frame spec, the decoder version it resolves
+to, hints for models that read them, and KEY_VERSION (bumped whenever request assembly changes).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from harness.frames.spec import FrameSpec
+from harness.media import media_identity
+from harness.requests import ImagePart, Message, TextPart, VideoPart
+
+KEY_VERSION = 1
+
+
+def canonical_messages(messages: list[Message]) -> list[dict[str, Any]]:
+    """Messages as plain data with media replaced by content identities (raises on missing files)."""
+    out = []
+    for m in messages:
+        parts: list[dict[str, Any]] = []
+        for p in m.content:
+            if isinstance(p, TextPart):
+                parts.append({"text": p.text})
+            elif isinstance(p, VideoPart):
+                parts.append(
+                    {"video": media_identity(p.ref.path), "segments": p.ref.clip_key(), "label": p.label}
+                )
+            elif isinstance(p, ImagePart):
+                parts.append({"image": hashlib.sha256(p.image.tobytes()).hexdigest()[:32], "label": p.label})
+        out.append({"role": m.role, "content": parts})
+    return out
+
+
+def response_key(
+    model_identity: dict[str, Any],
+    gen_kwargs: dict[str, Any],
+    messages: list[Message],
+    frame_spec: FrameSpec | None,
+    decoder: str,
+    hints: dict[str, Any] | None = None,
+) -> str:
+    """The sha256 key of one request."""
+    payload = {
+        "v": KEY_VERSION,
+        "model": model_identity,
+        "gen": gen_kwargs,
+        "messages": canonical_messages(messages),
+        "frames": frame_spec.canonical() if frame_spec is not None else None,
+        "decoder": decoder,
+        "hints": hints,
+    }
+    blob = json.dumps(payload, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()

@@ -1,0 +1,1 @@
+"""The command line: `python -m harness [run flags]` and its subcommands."""

@@ -1,0 +1,36 @@
+"""`python -m harness build NAME ...` and `python -m harness diagnose NAME ...`: run a registered builder.
+
+`diagnose NAME` runs the builder registered as `diagnose-NAME`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from harness.builder import Builder
+from harness.errors import EXIT_USAGE
+from harness.plugins import load_plugins
+
+
+def main(argv: list[str], command: str = "build") -> int:
+    state = load_plugins()
+    builders = [e for e in state.registry.entries("builder") if "." not in e.name]
+    if not argv or argv[0] in ("-h", "--help"):
+        print(f"usage: python -m harness {command} NAME [flags]\n\n{command} commands:")
+        for e in builders:
+            if (command == "diagnose") == e.name.startswith("diagnose-"):
+                print(f"  {e.name.removeprefix('diagnose-'):24} {e.description}")
+        return 0 if argv else EXIT_USAGE
+    name = argv[0] if command == "build" else f"diagnose-{argv[0]}"
+    entry = state.registry.get("builder", name)
+    builder: Builder = entry.load()()
+    parser = argparse.ArgumentParser(
+        prog=f"python -m harness {command} {argv[0]}", description=entry.description
+    )
+    builder.add_arguments(parser)
+    args = parser.parse_args(argv[1:])
+    code = builder.run(args)
+    if code:
+        print(f"{command} {argv[0]}: finished with exit code {code}", file=sys.stderr)
+    return int(code or 0)

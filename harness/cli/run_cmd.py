@@ -1,0 +1,123 @@
+"""`python -m harness --tasks ... --model ...`: the evaluation run (flag names follow lm-evaluation-harness)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from harness.errors import EXIT_OK, ConfigError
+from harness.run_config import RunConfig, parse_frames, parse_kv
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m harness", description="Evaluate a video language model on tasks."
+    )
+    p.add_argument("--tasks", help="comma-separated task or group names (`python -m harness ls tasks`)")
+    p.add_argument("--model", help="registered model name (`python -m harness ls models`)")
+    p.add_argument("--model_args", default="", help="k=v,... passed to the model adapter")
+    p.add_argument("--limit", type=float, default=None, help="samples per task (a fraction when < 1)")
+    p.add_argument("--batch_size", type=int, default=1)
+    p.add_argument(
+        "--output_path", type=Path, default=None, help="folder for results (OUT/<model>/results_*.json)"
+    )
+    p.add_argument("--log_samples", action="store_true", help="also write samples_<task>_<timestamp>.jsonl")
+    p.add_argument(
+        "--cache_dir",
+        type=Path,
+        default=None,
+        help="cache folder (default: $HARNESS_CACHE_DIR or ~/.cache/video-harness)",
+    )
+    p.add_argument(
+        "--no_cache", action="store_true", help="neither read nor write the response and frame caches"
+    )
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--include_path", action="append", default=[], help="folder of task YAMLs (repeatable)")
+    p.add_argument("--judge", default=None, help="a registered model or judge that judges free-form answers")
+    p.add_argument("--judge_args", default="", help="k=v,... for the judge model")
+    p.add_argument(
+        "--frames", default=None, help="override the tasks' frame spec, e.g. uniform:16,max_side=448"
+    )
+    p.add_argument("--data", type=Path, default=None, help="local dataset root for the tasks")
+    p.add_argument("--split", default=None, help="dataset split (default: each task's configured split)")
+    p.add_argument("--gen_kwargs", default="", help="k=v,... overriding the tasks' generation kwargs")
+    p.add_argument("--strict", action="store_true", help="stop at the first per-sample error")
+    p.add_argument(
+        "--rescore",
+        nargs="+",
+        type=Path,
+        default=None,
+        help="recompute metrics from samples files (no model)",
+    )
+    p.add_argument("--no_progress", action="store_true")
+    return p
+
+
+def main(argv: list[str], command: str = "run") -> int:
+    args = build_parser().parse_args(argv)
+    from harness import runner
+
+    if args.rescore:
+        out = runner.rescore(args.rescore, args.include_path, args.output_path, args.seed)
+        _print_summary(out.results)
+        if out.results_path:
+            print(f"results: {out.results_path}", file=sys.stderr)
+        return EXIT_OK
+    if not args.tasks or not args.model:
+        raise ConfigError("--tasks and --model are required (see `python -m harness --help`)")
+    limit = args.limit
+    if limit is not None and limit >= 1:
+        limit = int(limit)
+    cfg = RunConfig(
+        tasks=[t.strip() for t in args.tasks.split(",") if t.strip()],
+        model=args.model,
+        model_args=parse_kv(args.model_args, "--model_args"),
+        limit=limit,
+        batch_size=args.batch_size,
+        output_path=args.output_path,
+        log_samples=args.log_samples,
+        cache_dir=args.cache_dir,
+        no_cache=args.no_cache,
+        seed=args.seed,
+        include_path=args.include_path,
+        judge=args.judge,
+        judge_args=parse_kv(args.judge_args, "--judge_args"),
+        frames=parse_frames(args.frames),
+        data=args.data,
+        split=args.split,
+        strict=args.strict,
+        gen_kwargs=parse_kv(args.gen_kwargs, "--gen_kwargs"),
+        progress=not args.no_progress,
+    )
+    out = runner.run(cfg)
+    if out.results is None:  # not rank 0
+        return EXIT_OK
+    _print_summary(out.results)
+    print(
+        f"cache hits {out.stats.get('cache_hits', 0)}, generated {out.stats.get('generated', 0)}",
+        file=sys.stderr,
+    )
+    if out.results_path:
+        print(f"results: {out.results_path}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _print_summary(results: dict) -> None:
+    rows = [
+        "| task | metric | value | 95% CI | n | errors | invalid |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for name, res in results.get("results", {}).items():
+        for mname, m in res["metrics"].items():
+            ci = m.get("ci") or [None, None]
+            ci_text = f"[{ci[0]:.4f}, {ci[1]:.4f}]" if None not in ci else "-"
+            value = "-" if m["value"] is None else f"{m['value']:.4f}"
+            rows.append(
+                f"| {name} | {mname} | {value} | {ci_text} | {m['n']} | {res['n_errors']} | {res['n_invalid']} |"
+            )
+    for name, g in results.get("groups", {}).items():
+        for mname, m in g["metrics"].items():
+            value = "-" if m["value"] is None else f"{m['value']:.4f}"
+            rows.append(f"| {name} (group) | {mname} | {value} | - | {m['n']} | - | - |")
+    print("\n".join(rows))

@@ -1,0 +1,1 @@
+"""Task configuration: YAML indexing (cheap, for listing) and the typed schema (for running)."""

@@ -1,0 +1,136 @@
+"""The typed schema of task and group configs (pydantic), with errors that name file, field and expectation."""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Optional, Union
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from harness.errors import ConfigError
+from harness.frames.spec import FrameSpec
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class DatasetConfig(_Strict):
+    """Where docs come from.
+
+    source: a local folder (absolute, or relative to the YAML file) or a HF datasets hub id ("owner/name");
+    data_key: the sub-folder of `--data DIR` to use when the user points the tasks at a local root;
+    loader: a hook "module:function" or "file.py:function" called as loader(root, split, options) -> docs.
+    """
+
+    source: Optional[str] = None
+    data_key: Optional[str] = None
+    loader: Optional[str] = None
+    split: str = "test"
+    train_split: Optional[str] = "train"
+    options: dict[str, Any] = Field(default_factory=dict)
+    build_hint: str = ""
+
+
+class PromptConfig(_Strict):
+    """Jinja2 templates rendered with the doc's fields (and `doc`); files are relative to the YAML."""
+
+    template: Optional[str] = None
+    text: Optional[str] = None
+    system: Optional[str] = None
+
+
+class HooksConfig(_Strict):
+    """Python hooks by reference ("module:function" or "file.py:function" next to the YAML)."""
+
+    build_request: Optional[str] = None
+    target: Optional[str] = None
+    parse: Optional[str] = None
+    score: Optional[str] = None
+    aggregate: Optional[str] = None
+    oracle_answer: Optional[str] = None
+    answer_space: Optional[str] = None
+
+
+class MetricConfig(_Strict):
+    """A per-sample score key and how it is aggregated over samples."""
+
+    name: str
+    aggregation: Literal["mean", "sum", "median"] = "mean"
+    higher_is_better: bool = True
+    headline: bool = False
+
+
+class TaskConfig(_Strict):
+    """One task: data, prompt, frames, generation, hooks, metrics and breakdowns."""
+
+    task: str
+    version: Union[int, str]
+    description: str = ""
+    groups: list[str] = Field(default_factory=list)
+    variant_of: Optional[str] = None
+    dataset: DatasetConfig = Field(default_factory=DatasetConfig)
+    doc_id: str = "id"
+    media_field: Optional[str] = "video"
+    target_field: Optional[str] = "answer"
+    prior_key: Optional[str] = None
+    answer_space: Optional[list[str]] = None
+    prompt: PromptConfig = Field(default_factory=PromptConfig)
+    frames: FrameSpec = Field(default_factory=lambda: FrameSpec(strategy="uniform", count=16))
+    generation: dict[str, Any] = Field(default_factory=lambda: {"max_new_tokens": 64, "temperature": 0.0})
+    hooks: HooksConfig = Field(default_factory=HooksConfig)
+    metrics: list[MetricConfig] = Field(
+        default_factory=lambda: [MetricConfig(name="accuracy", headline=True)]
+    )
+    breakdowns: list[Union[str, list[str]]] = Field(default_factory=list)
+    cluster_field: Optional[str] = "video"
+    judge: Optional[str] = None
+    log_doc_fields: Optional[list[str]] = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    def headline(self) -> str:
+        """The headline metric's name (the first flagged one, else the first)."""
+        for m in self.metrics:
+            if m.headline:
+                return m.name
+        return self.metrics[0].name
+
+
+class GroupConfig(_Strict):
+    """A group runs its member tasks and aggregates their headline metrics (sample-weighted mean)."""
+
+    group: str
+    task: list[str]
+    version: Union[int, str] = 1
+    description: str = ""
+    aggregate: Literal["sample_weighted", "task_mean"] = "sample_weighted"
+    groups: list[str] = Field(default_factory=list)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+def _format_validation(path: str, exc: ValidationError) -> str:
+    lines = []
+    for err in exc.errors():
+        loc = ".".join(str(x) for x in err["loc"]) or "(top level)"
+        msg = err["msg"]
+        if err["type"] == "extra_forbidden":
+            msg = "unknown field (check its spelling; see docs/plugins.md for the schema)"
+        elif err["type"] == "missing":
+            msg = "required field is missing"
+        got = err.get("input")
+        extra = (
+            f" (got {got!r})"
+            if err["type"] not in ("missing", "extra_forbidden") and not isinstance(got, dict)
+            else ""
+        )
+        lines.append(f"{path}: field '{loc}': {msg}{extra}")
+    return "\n".join(lines)
+
+
+def parse_task_config(raw: dict, path: str) -> Union[TaskConfig, GroupConfig]:
+    """Validate a raw config dict; ConfigError names the file and each bad field."""
+    data = {k: v for k, v in raw.items() if k != "variants"}
+    model = GroupConfig if ("group" in data and isinstance(data.get("task"), list)) else TaskConfig
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(_format_validation(path, exc)) from None

@@ -1,0 +1,43 @@
+"""Data parallel runs: rank and world size from the launcher's environment, and gathering to rank 0.
+
+`accelerate launch` and `torchrun` set RANK / WORLD_SIZE / MASTER_ADDR / MASTER_PORT. Samples are sharded
+by index (i % world == rank); rank 0 gathers every record over a gloo process group and writes results
+identical to a one-process run. torch is imported only when the world has more than one rank.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Optional
+
+
+def world() -> tuple[int, int]:
+    """(rank, world_size) of this process; (0, 1) outside a launcher."""
+    size = int(os.environ.get("WORLD_SIZE", "1"))
+    rank = int(os.environ.get("RANK", "0"))
+    return rank, max(1, size)
+
+
+def _ensure_group() -> Any:
+    import torch.distributed as dist
+
+    if not dist.is_initialized():
+        dist.init_process_group(backend="gloo")
+    return dist
+
+
+def gather_to_rank0(obj: Any) -> Optional[list[Any]]:
+    """Every rank's `obj` in rank order on rank 0 (None on other ranks); [obj] in a one-process run."""
+    rank, size = world()
+    if size == 1:
+        return [obj]
+    dist = _ensure_group()
+    out: Optional[list[Any]] = [None] * size if rank == 0 else None
+    dist.gather_object(obj, out, dst=0)
+    return out
+
+
+def barrier() -> None:
+    """Wait for every rank (no-op in a one-process run)."""
+    if world()[1] > 1:
+        _ensure_group().barrier()

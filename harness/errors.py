@@ -1,0 +1,58 @@
+"""Error types of the harness, each carrying a message that names the thing and what to do.
+
+Exit codes used by the CLI (documented in docs/cli.md):
+0 success; 1 the run finished but `--strict` found sample errors, or a command's check failed;
+2 usage or configuration error (unknown name, bad config, missing data); 3 a model or plugin failed to load
+or generation failed fatally; 4 `compare` found a regression; 130 interrupted (Ctrl-C).
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+EXIT_OK = 0
+EXIT_STRICT = 1
+EXIT_USAGE = 2
+EXIT_RUNTIME = 3
+EXIT_REGRESSION = 4
+EXIT_INTERRUPTED = 130
+
+
+class HarnessError(Exception):
+    """Base class: an error the CLI reports as one clear message with an exit code."""
+
+    exit_code = EXIT_RUNTIME
+
+
+class ConfigError(HarnessError):
+    """A task config, run config or command-line value is wrong."""
+
+    exit_code = EXIT_USAGE
+
+
+class UnknownNameError(ConfigError):
+    """A task, model, metric, builder or judge name is not registered."""
+
+    def __init__(self, kind: str, name: str, known: Iterable[str]):
+        self.kind, self.name = kind, name
+        known = sorted(known)
+        close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
+        if not close:
+            close = [k for k in known if name.lower() in k.lower() or k.lower() in name.lower()][:3]
+        msg = f"unknown {kind} '{name}'"
+        if close:
+            msg += f"; did you mean {', '.join(repr(c) for c in close)}?"
+        msg += f" (run `python -m harness ls {kind}s` to list all {len(known)})"
+        super().__init__(msg)
+        self.suggestions = close
+
+
+class DataError(ConfigError):
+    """A dataset is missing or malformed as a whole (not a single sample)."""
+
+
+class StrictModeError(HarnessError):
+    """A per-sample error under --strict."""
+
+    exit_code = EXIT_STRICT

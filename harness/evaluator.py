@@ -1,0 +1,285 @@
+"""The evaluator: tasks x one model -> per-sample records -> aggregated results, with caches and resume.
+
+One sample's path: doc -> messages (video refs) -> response-cache key (no decoding needed) -> on a miss,
+frames decoded through the frame cache and fitted to the model's capabilities -> model.generate (batched)
+-> cached -> parsed and scored by the task. Per-sample problems become counted errors, never a crash
+(unless strict). Samples are sharded across data-parallel ranks and gathered on rank 0.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import logging
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+from harness import distributed
+from harness.adapt import adapt_request, per_clip_budget
+from harness.cache import default_cache_dir
+from harness.cache.keys import response_key
+from harness.cache.responses import ResponseCache
+from harness.errors import HarnessError, StrictModeError
+from harness.frames import FrameCache, MediaError, decoder_versions, load_clip
+from harness.frames.spec import FrameSpec
+from harness.model import Model
+from harness.requests import Message, Request, Response, VideoPart
+from harness.run_config import RunConfig
+from harness.task import MediaPathError, Parsed, Task
+
+log = logging.getLogger("harness.evaluator")
+
+MEDIA_ERRORS = (MediaError, FileNotFoundError, MediaPathError)
+
+
+@dataclass
+class Instance:
+    """One (task, doc) pair on its way through the pipeline."""
+
+    index: int
+    task: Task
+    doc: dict
+    target: Any = None
+    request: Optional[Request] = None
+    key: Optional[str] = None
+    spec: Optional[FrameSpec] = None
+    response: Optional[Response] = None
+    media_log: list[dict] = field(default_factory=list)
+    error: Optional[dict] = None
+
+
+def stable_seed(*parts: Any) -> int:
+    """A 63-bit seed from the parts' text: same on every machine, rank and run."""
+    return int(hashlib.sha256("|".join(map(str, parts)).encode()).hexdigest()[:15], 16)
+
+
+def decoder_tag(spec: FrameSpec) -> str:
+    versions = decoder_versions()
+    if spec.decoder == "auto":
+        return "auto:" + ",".join(f"{k}={v}" for k, v in sorted(versions.items()))
+    return versions.get(spec.decoder, spec.decoder)
+
+
+def _error(kind: str, exc: BaseException | str) -> dict:
+    msg = exc if isinstance(exc, str) else f"{type(exc).__name__}: {exc}"
+    return {"kind": kind, "message": str(msg)}
+
+
+class Evaluator:
+    """Runs one model over a list of tasks."""
+
+    def __init__(self, cfg: RunConfig, model: Model, tasks: list[Task], judge: Any = None):
+        self.cfg = cfg
+        self.model = model
+        self.tasks = tasks
+        self.judge = judge
+        self.rank, self.world = distributed.world()
+        cache_dir = Path(cfg.cache_dir) if cfg.cache_dir else default_cache_dir()
+        self.responses = None if cfg.no_cache else ResponseCache(cache_dir / "responses.sqlite")
+        self.frames = None if cfg.no_cache else FrameCache(cache_dir / "frames")
+        self.stats = {"cache_hits": 0, "generated": 0}
+
+    # -- building ----------------------------------------------------------------------------------
+    def task_spec(self, task: Task) -> FrameSpec:
+        return self.cfg.frames or task.config.frames
+
+    def _hints(self, task: Task, doc: dict, target: Any) -> dict:
+        return {
+            "oracle_answer": task.oracle_answer(doc, target),
+            "prior_key": str(doc.get(task.config.prior_key, "")) if task.config.prior_key else "",
+            "seed": stable_seed(self.cfg.seed, task.name, doc["doc_id"]),
+        }
+
+    def prepare(self, inst: Instance) -> None:
+        """Build the request and its cache key; problems become the instance's error."""
+        task, doc = inst.task, inst.doc
+        try:
+            inst.target = task.target(doc)
+            messages = task.build_messages(doc)
+        except MEDIA_ERRORS as exc:
+            inst.error = _error("media", exc)
+            return
+        except HarnessError:
+            raise
+        except Exception as exc:  # a malformed row: counted, not fatal
+            inst.error = _error("request", exc)
+            return
+        n_videos = sum(1 for m in messages for p in m.content if isinstance(p, VideoPart))
+        spec = self.task_spec(task).capped(per_clip_budget(self.model.capabilities, n_videos))
+        gen = {**task.config.generation, **self.cfg.gen_kwargs}
+        hints = self._hints(task, doc, inst.target) if getattr(self.model, "uses_hints", False) else {}
+        inst.spec = spec
+        inst.request = Request(messages, gen, spec, task.name, doc["doc_id"], hints)
+        try:
+            inst.key = response_key(
+                self.model.identity(), gen, messages, spec, decoder_tag(spec), hints or None
+            )
+        except MEDIA_ERRORS as exc:
+            inst.error = _error("media", exc)
+
+    def decode(self, inst: Instance) -> Optional[Request]:
+        """The request with frames filled in and fitted to the model, or None (the error is recorded)."""
+        messages = []
+        inst.media_log = []
+        try:
+            for m in inst.request.messages:
+                content = []
+                for p in m.content:
+                    if isinstance(p, VideoPart):
+                        clip = load_clip(p.ref, inst.spec, cache=self.frames)
+                        content.append(
+                            VideoPart(p.ref, clip.frames, list(clip.indices), list(clip.timestamps), p.label)
+                        )
+                        inst.media_log.append(self._media_entry(inst, p, clip.indices, clip.timestamps))
+                    else:
+                        content.append(p)
+                messages.append(Message(m.role, content))
+            req = Request(
+                messages,
+                inst.request.gen_kwargs,
+                inst.spec,
+                inst.request.task,
+                inst.request.doc_id,
+                inst.request.hints,
+            )
+            return adapt_request(req, self.model.capabilities, self.model.name)
+        except MEDIA_ERRORS as exc:
+            inst.error = _error("media", exc)
+            return None
+
+    def _media_entry(self, inst: Instance, part: VideoPart, indices, timestamps) -> dict:
+        root = inst.task.data_root
+        path = Path(part.ref.path)
+        try:
+            shown = str(path.relative_to(root.resolve())) if root else str(path)
+        except ValueError:
+            shown = str(path)
+        return {
+            "path": shown,
+            "label": part.label,
+            "segments": part.ref.clip_key(),
+            "indices": [int(i) for i in indices],
+            "timestamps": [round(float(t), 6) for t in timestamps],
+        }
+
+    # -- generation --------------------------------------------------------------------------------
+    def _generate(self, batch: list[Instance]) -> None:
+        ready, requests = [], []
+        for inst in batch:
+            req = self.decode(inst)
+            if req is not None:
+                ready.append(inst)
+                requests.append(req)
+        if not requests:
+            return
+        try:
+            responses = self.model.generate(requests)
+            if len(responses) != len(requests):
+                raise RuntimeError(
+                    f"model '{self.model.name}' returned {len(responses)} responses for {len(requests)} requests"
+                )
+        except HarnessError:
+            raise
+        except Exception as exc:  # generation failures are per-batch errors, counted
+            if self.cfg.strict:
+                raise StrictModeError(f"generation failed for task '{batch[0].task.name}': {exc}") from exc
+            for inst in ready:
+                inst.error = _error("generation", exc)
+            return
+        rows = []
+        for inst, resp in zip(ready, responses, strict=True):
+            inst.response = resp
+            rows.append(
+                (
+                    inst.key,
+                    {"response": resp.to_json(), "media": inst.media_log},
+                    self.model.name,
+                    inst.task.name,
+                )
+            )
+        self.stats["generated"] += len(rows)
+        if self.responses is not None:
+            self.responses.put_many(rows)
+
+    def run_instances(self, instances: list[Instance]) -> None:
+        """Fill every instance's response (from the cache or the model) or error."""
+        from tqdm import tqdm
+
+        for inst in instances:
+            self.prepare(inst)
+        live = [i for i in instances if i.error is None]
+        hits = self.responses.get_many([i.key for i in live]) if self.responses is not None else {}
+        todo = []
+        for inst in live:
+            hit = hits.get(inst.key)
+            if hit is not None:
+                inst.response = Response.from_json(hit["response"])
+                inst.media_log = hit.get("media", [])
+                self.stats["cache_hits"] += 1
+            else:
+                todo.append(inst)
+        bar = tqdm(
+            total=len(todo),
+            desc=f"{self.model.name} (rank {self.rank})" if self.world > 1 else self.model.name,
+            unit="sample",
+            disable=not self.cfg.progress or not todo,
+            leave=False,
+        )
+        bs = max(1, self.cfg.batch_size)
+        try:
+            for i in range(0, len(todo), bs):
+                self._generate(todo[i : i + bs])
+                bar.update(len(todo[i : i + bs]))
+        finally:
+            bar.close()
+
+    # -- scoring -----------------------------------------------------------------------------------
+    def record(self, inst: Instance) -> dict:
+        """The samples-file line for one instance."""
+        task, doc = inst.task, inst.doc
+        rec: dict[str, Any] = {
+            "doc_id": doc["doc_id"],
+            "task": task.name,
+            "doc": task.logged_doc(doc),
+            "target": inst.target,
+            "prompt": inst.request.prompt_text() if inst.request else None,
+            "frame_spec": inst.spec.digest() if inst.spec else None,
+            "media": inst.media_log,
+            "raw": None,
+            "structured": None,
+            "parsed": None,
+            "scores": {},
+            "error": inst.error,
+        }
+        if inst.error is None and inst.response is not None:
+            rec["raw"] = inst.response.text
+            rec["structured"] = inst.response.structured
+            score_record(task, rec, self.judge)
+        if rec["error"] and self.cfg.strict:
+            raise StrictModeError(
+                f"task '{task.name}' doc '{doc['doc_id']}': {rec['error']['kind']} error: {rec['error']['message']}"
+            )
+        return rec
+
+
+def score_record(task: Task, rec: dict, judge: Any = None) -> None:
+    """Parse the raw answer and score it against the target, in place (also used by --rescore)."""
+    response = Response(text=rec.get("raw") or "", structured=rec.get("structured"))
+    doc = rec["doc"]
+    try:
+        hook = task.hook("parse")
+        if hook is not None and len(inspect.signature(hook).parameters) >= 3:
+            parsed = hook(response, doc, judge)
+        else:
+            parsed = task.parse(response, doc)
+        scores = task.score(parsed, rec["target"], doc)
+    except Exception as exc:  # a parser bug on one sample is counted, the run goes on
+        rec["error"] = _error("parse", exc)
+        return
+    rec["parsed"] = parsed.to_json() if isinstance(parsed, Parsed) else {"answer": parsed, "valid": True}
+    rec["scores"] = {
+        k: (None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v))
+        for k, v in scores.items()
+    }

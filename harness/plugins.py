@@ -1,0 +1,170 @@
+"""Plugin discovery: entry points of the group "harness", `--include_path` folders, and HARNESS_PLUGINS.
+
+Each plugin's hooks are called one plugin at a time, so what a plugin registered is attributed to it and a
+plugin that fails (at import, or inside a hook) is reported by name while the others still load.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Optional
+
+import pluggy
+
+from harness import hookspecs
+from harness.config.index import index_task_path
+from harness.registry import Entry, Registry
+
+log = logging.getLogger("harness.plugins")
+
+ENTRY_POINT_GROUP = "harness"
+ENV_VAR = "HARNESS_PLUGINS"
+HOOKS = {
+    "register_tasks": "task",
+    "register_models": "model",
+    "register_metrics": "metric",
+    "register_builders": "builder",
+    "register_judges": "judge",
+}
+
+
+@dataclass
+class PluginInfo:
+    """What `harness ls plugins` shows for one plugin."""
+
+    name: str
+    version: str
+    source: str
+    module: str = ""
+    registered: dict[str, list[str]] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+
+
+@dataclass
+class PluginState:
+    """The registry and the plugins that filled it."""
+
+    registry: Registry
+    plugins: list[PluginInfo]
+
+    def broken(self) -> list[PluginInfo]:
+        return [p for p in self.plugins if p.errors]
+
+
+def allowed_plugins(env: Optional[dict] = None) -> Optional[set[str]]:
+    """Plugin names HARNESS_PLUGINS allows (comma-separated), or None when it is unset (all load)."""
+    raw = (env if env is not None else os.environ).get(ENV_VAR)
+    if raw is None or not raw.strip():
+        return None
+    return {x.strip() for x in raw.split(",") if x.strip()}
+
+
+def _entry_points() -> list[metadata.EntryPoint]:
+    eps = metadata.entry_points(group=ENTRY_POINT_GROUP)
+    seen, out = set(), []
+    for ep in sorted(eps, key=lambda e: e.name):
+        if ep.name not in seen:
+            seen.add(ep.name)
+            out.append(ep)
+    return out
+
+
+def _version_of(ep: metadata.EntryPoint) -> str:
+    dist = getattr(ep, "dist", None)
+    return dist.version if dist is not None else "unknown"
+
+
+def _make_register(registry: Registry, info: PluginInfo, kind: str, base_dir: Optional[Path]):
+    def register(name: Any, factory: Any = None, description: str = "", **extra: Any) -> None:
+        if kind == "task":
+            path = Path(name)
+            if not path.is_absolute() and base_dir is not None:
+                path = base_dir / path
+            for entry in index_task_path(path, plugin=info.name, plugin_version=info.version):
+                registry.add(entry)
+                info.registered.setdefault("task", []).append(entry.name)
+            return
+        if factory is None:
+            raise TypeError(f"register({name!r}) for a {kind} needs a factory (a class or 'module:attr')")
+        registry.add(Entry(kind, str(name), factory, description, info.name, info.version, extra))
+        info.registered.setdefault(kind, []).append(str(name))
+
+    return register
+
+
+def _call_hooks(pm: pluggy.PluginManager, registry: Registry, infos: dict[str, PluginInfo]) -> None:
+    for hook_name, kind in HOOKS.items():
+        caller = getattr(pm.hook, hook_name)
+        for impl in reversed(caller.get_hookimpls()):  # registration order
+            info = infos[impl.plugin_name]
+            module = impl.plugin
+            base = Path(module.__file__).parent if getattr(module, "__file__", None) else None
+            try:
+                impl.function(register=_make_register(registry, info, kind, base))
+            except Exception as exc:  # a broken plugin must not stop the others
+                info.errors.append(f"{hook_name} raised {type(exc).__name__}: {exc}")
+                log.warning("plugin '%s': %s raised %s: %s", info.name, hook_name, type(exc).__name__, exc)
+
+
+def load_plugins(
+    include_paths: Sequence[str | os.PathLike] = (),
+    modules: Iterable[ModuleType | str] = (),
+    env: Optional[dict] = None,
+    use_entry_points: bool = True,
+) -> PluginState:
+    """Load every plugin and return the filled registry with per-plugin reports."""
+    registry = Registry()
+    pm = pluggy.PluginManager("harness")
+    pm.add_hookspecs(hookspecs)
+    allowed = allowed_plugins(env)
+    infos: dict[str, PluginInfo] = {}
+
+    def add_module(name: str, version: str, source: str, loader) -> None:
+        info = PluginInfo(name=name, version=version, source=source)
+        infos[name] = info
+        try:
+            module = loader()
+            info.module = getattr(module, "__name__", str(module))
+            pm.register(module, name=name)
+        except Exception as exc:  # reported by name; the others still load
+            info.errors.append(f"failed to load: {type(exc).__name__}: {exc}")
+            log.warning("plugin '%s' failed to load: %s: %s", name, type(exc).__name__, exc)
+
+    if use_entry_points:
+        for ep in _entry_points():
+            if allowed is not None and ep.name not in allowed:
+                continue
+            add_module(ep.name, _version_of(ep), f"entry point {ep.value}", ep.load)
+    for mod in modules:
+        name = mod if isinstance(mod, str) else mod.__name__
+        if allowed is not None and name not in allowed:
+            continue
+        add_module(
+            name, "local", "module", (lambda m=mod: importlib.import_module(m) if isinstance(m, str) else m)
+        )
+
+    _call_hooks(pm, registry, infos)
+
+    for raw in include_paths:
+        path = Path(raw)
+        info = PluginInfo(name=f"include:{path}", version="local", source="--include_path", module=str(path))
+        infos[info.name] = info
+        if not path.exists():
+            info.errors.append(f"--include_path {path} does not exist")
+            continue
+        try:
+            for entry in index_task_path(path, plugin=info.name, plugin_version="local"):
+                registry.add(entry)
+                info.registered.setdefault("task", []).append(entry.name)
+        except Exception as exc:
+            info.errors.append(f"{type(exc).__name__}: {exc}")
+    for msg in registry.conflicts:
+        log.warning(msg)
+    return PluginState(registry=registry, plugins=list(infos.values()))

@@ -1,0 +1,100 @@
+"""Write results: `OUT/<model>/results_<timestamp>.json` and `samples_<task>_<timestamp>.jsonl`, atomically.
+
+The results file validates against harness/schemas/results.schema.json. Everything in it is deterministic
+for a given command except `created` and the timestamp in file names.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import re
+import subprocess
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+SCHEMA_PATH = Path(__file__).parent / "schemas" / "results.schema.json"
+RESULTS_SCHEMA_VERSION = 1
+_TRACKED_PACKAGES = (
+    "video-harness",
+    "numpy",
+    "torch",
+    "transformers",
+    "av",
+    "decord",
+    "pycocotools",
+    "pydantic",
+)
+
+
+def timestamp() -> str:
+    """UTC timestamp for file names, e.g. 2026-11-29T23-40-02.123456."""
+    return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H-%M-%S.%f")
+
+
+def safe_name(name: str) -> str:
+    """A model or task name usable as a file or folder name."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_") or "model"
+
+
+def package_versions() -> dict[str, str]:
+    out = {}
+    for pkg in _TRACKED_PACKAGES:
+        try:
+            out[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            continue
+    return out
+
+
+def git_hash() -> str | None:
+    """The harness checkout's commit, when it runs from a git checkout."""
+    root = Path(__file__).resolve().parent.parent
+    if not (root / ".git").exists():
+        return None
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=5
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write via a temp file and rename: a crash never leaves a half-written file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def dumps_results(results: dict[str, Any]) -> str:
+    return json.dumps(results, indent=2, sort_keys=True, default=str) + "\n"
+
+
+def write_samples(path: Path, records: list[dict[str, Any]]) -> None:
+    """One JSON object per line, keys sorted, records in dataset order."""
+    lines = [json.dumps(r, sort_keys=True, default=str, ensure_ascii=False) for r in records]
+    atomic_write_text(path, "\n".join(lines) + ("\n" if lines else ""))
+
+
+def read_samples(path: Path) -> list[dict[str, Any]]:
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def load_schema() -> dict[str, Any]:
+    return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+
+
+def validate_results(results: dict[str, Any]) -> None:
+    """Raise jsonschema.ValidationError when `results` does not match the schema."""
+    import jsonschema
+
+    jsonschema.validate(results, load_schema())

@@ -1,0 +1,261 @@
+"""Run a RunConfig end to end: plugins -> tasks and model -> evaluator -> results files; and --rescore."""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+from harness import __version__, distributed
+from harness.aggregate import aggregate_group, aggregate_task
+from harness.config.schema import GroupConfig, parse_task_config
+from harness.errors import ConfigError
+from harness.evaluator import Evaluator, Instance, score_record
+from harness.judging import JudgeClient
+from harness.model import Model
+from harness.plugins import PluginState, load_plugins
+from harness.requests import TaskInfo
+from harness.results import (
+    atomic_write_text,
+    dumps_results,
+    git_hash,
+    package_versions,
+    read_samples,
+    safe_name,
+    timestamp,
+    write_samples,
+)
+from harness.run_config import RunConfig
+from harness.task import Task
+
+log = logging.getLogger("harness.runner")
+
+
+@dataclass
+class RunOutcome:
+    """What a run produced (rank 0 only; other ranks get results=None)."""
+
+    results: Optional[dict[str, Any]]
+    results_path: Optional[Path] = None
+    samples_paths: dict[str, Path] = field(default_factory=dict)
+    stats: dict[str, int] = field(default_factory=dict)
+
+
+def build_task(state: PluginState, name: str) -> Task:
+    """A runnable Task for a registered task name."""
+    entry = state.registry.get("task", name)
+    cfg = parse_task_config(entry.extra["config"], entry.extra["path"])
+    if isinstance(cfg, GroupConfig):
+        raise ConfigError(f"'{name}' is a group, not a task")
+    return Task(cfg, Path(entry.extra["path"]).parent, entry.plugin, entry.plugin_version)
+
+
+def expand_tasks(state: PluginState, names: list[str]) -> tuple[list[str], dict[str, GroupConfig]]:
+    """Task names with groups expanded (recursively, order kept, no duplicates) and the groups seen."""
+    order: list[str] = []
+    groups: dict[str, GroupConfig] = {}
+
+    def visit(name: str, trail: tuple) -> None:
+        if name in trail:
+            raise ConfigError(f"group cycle: {' -> '.join(trail + (name,))}")
+        entry = state.registry.get("task", name)
+        if entry.extra.get("group"):
+            cfg = parse_task_config(entry.extra["config"], entry.extra["path"])
+            groups[name] = cfg
+            for member in cfg.task:
+                visit(member, trail + (name,))
+        elif name not in order:
+            order.append(name)
+
+    for n in names:
+        visit(n, ())
+    return order, groups
+
+
+def load_model(state: PluginState, name: str, args: dict[str, Any]) -> Model:
+    """Instantiate a registered model with its --model_args."""
+    factory = state.registry.get("model", name).load()
+    try:
+        return factory(**args)
+    except TypeError as exc:
+        raise ConfigError(f"model '{name}': bad --model_args {args}: {exc}") from exc
+
+
+def _apply_limit(docs: list[dict], limit) -> list[dict]:
+    if limit is None:
+        return docs
+    if isinstance(limit, float) and limit < 1:
+        return docs[: int(len(docs) * limit)]
+    return docs[: int(limit)]
+
+
+def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
+    """Evaluate cfg.model on cfg.tasks; rank 0 writes results (and samples with log_samples)."""
+    state = state or load_plugins(cfg.include_path)
+    names, groups = expand_tasks(state, cfg.tasks)
+    tasks = [build_task(state, n) for n in names]
+    model = load_model(state, cfg.model, cfg.model_args)
+    model_name = getattr(model, "display_name", None) or cfg.model
+    judge = None
+    evaluator = Evaluator(cfg, model, tasks)
+    if cfg.judge:
+        judge_model = load_model(state, cfg.judge, cfg.judge_args)
+        judge = JudgeClient(cfg.judge, judge_model, evaluator.responses)
+        evaluator.judge = judge
+    instances: list[Instance] = []
+    for task in tasks:
+        docs = _apply_limit(task.load_docs(cfg.data, cfg.split), cfg.limit)
+        info = TaskInfo(task.name, task.answer_space(docs), prior=lambda t=task: t.prior_table(cfg.data))
+        model.prepare_task(info)
+        instances.extend(Instance(len(instances), task, d) for d in docs)
+    rank, world = distributed.world()
+    mine = instances[rank::world]
+    try:
+        evaluator.run_instances(mine)
+        records = [(inst.index, evaluator.record(inst)) for inst in mine]
+    finally:
+        model.close()
+    gathered = distributed.gather_to_rank0(records)
+    if gathered is None:
+        return RunOutcome(results=None, stats=evaluator.stats)
+    by_index = sorted((pair for part in gathered for pair in part), key=lambda p: p[0])
+    per_task: dict[str, list[dict]] = {t.name: [] for t in tasks}
+    for _, rec in by_index:
+        per_task[rec["task"]].append(rec)
+    results = assemble_results(cfg, model, model_name, tasks, groups, per_task, judge, world)
+    out = write_outputs(cfg, model_name, results, per_task)
+    out.stats = evaluator.stats
+    return out
+
+
+def assemble_results(cfg, model, model_name, tasks, groups, per_task, judge, world) -> dict[str, Any]:
+    """The results dict (see harness/schemas/results.schema.json)."""
+    task_results = {t.name: aggregate_task(t, per_task[t.name], cfg.seed) for t in tasks}
+    task_cfgs = {}
+    for t in tasks:
+        spec = cfg.frames or t.config.frames
+        n_videos = 1
+        recs = per_task[t.name]
+        if recs and recs[0]["media"]:
+            n_videos = len(recs[0]["media"])
+        from harness.adapt import per_clip_budget
+
+        eff = spec.capped(per_clip_budget(model.capabilities, n_videos))
+        task_cfgs[t.name] = {
+            "version": t.config.version,
+            "plugin": t.plugin,
+            "plugin_version": t.plugin_version,
+            "frame_spec": spec.canonical(),
+            "effective_frame_spec": eff.canonical(),
+            "frame_spec_digest": eff.digest(),
+            "frames_overridden": cfg.frames is not None,
+            "config": t.config.model_dump(mode="json"),
+        }
+    caps = model.capabilities
+    return {
+        "schema_version": 1,
+        "harness_version": __version__,
+        "created": timestamp(),
+        "model": {
+            "name": model_name,
+            "identity": model.identity(),
+            "capabilities": {
+                "video": caps.video,
+                "multi_video": caps.multi_video,
+                "images": caps.images,
+                "max_frames": caps.max_frames,
+                "structured_outputs": sorted(caps.structured_outputs),
+            },
+        },
+        "config": {
+            "tasks": task_cfgs,
+            "requested": list(cfg.tasks),
+            "model_args": cfg.model_args,
+            "seed": cfg.seed,
+            "limit": cfg.limit,
+            "batch_size": cfg.batch_size,
+            "split": cfg.split,
+            "gen_kwargs": cfg.gen_kwargs,
+            "judge": judge.describe() if judge else None,
+            "package_versions": package_versions(),
+            "git_hash": git_hash(),
+            "world_size": world,
+        },
+        "results": task_results,
+        "groups": {
+            g: aggregate_group(g, _leaf_members(g, groups), task_results, gc.aggregate)
+            for g, gc in groups.items()
+        },
+        "samples_files": {},
+    }
+
+
+def _leaf_members(group: str, groups: dict[str, GroupConfig]) -> list[str]:
+    out = []
+    for m in groups[group].task:
+        out.extend(_leaf_members(m, groups) if m in groups else [m])
+    return out
+
+
+def write_outputs(
+    cfg: RunConfig, model_name: str, results: dict, per_task: dict[str, list[dict]]
+) -> RunOutcome:
+    """Write samples (with log_samples) then the results file, all atomically."""
+    out = RunOutcome(results=results)
+    if cfg.output_path is None:
+        return out
+    folder = Path(cfg.output_path) / safe_name(model_name)
+    stamp = results["created"]
+    if cfg.log_samples:
+        for task_name, recs in per_task.items():
+            path = folder / f"samples_{safe_name(task_name)}_{stamp}.jsonl"
+            write_samples(path, recs)
+            out.samples_paths[task_name] = path
+            results["samples_files"][task_name] = path.name
+    out.results_path = folder / f"results_{stamp}.json"
+    atomic_write_text(out.results_path, dumps_results(results))
+    return out
+
+
+def rescore(
+    samples_files: list[Path], include_path: list[str], output_path: Optional[Path], seed: int = 0
+) -> RunOutcome:
+    """Recompute parsed answers, scores and metrics from samples files, with no model."""
+    state = load_plugins(include_path)
+    per_task: dict[str, list[dict]] = {}
+    original: Optional[dict] = None
+    for path in samples_files:
+        path = Path(path)
+        m = re.match(r"samples_.+_(\d{4}-\d\d-\d\dT[\d.-]+)\.jsonl$", path.name)
+        if m and original is None:
+            candidate = path.parent / f"results_{m.group(1)}.json"
+            if candidate.exists():
+                import json
+
+                original = json.loads(candidate.read_text(encoding="utf-8"))
+        for rec in read_samples(path):
+            per_task.setdefault(rec["task"], []).append(rec)
+    tasks = [build_task(state, name) for name in per_task]
+    for t in tasks:
+        for rec in per_task[t.name]:
+            if rec.get("error") and rec["error"]["kind"] != "parse":
+                continue
+            rec["error"] = None
+            score_record(t, rec)
+    results = (
+        dict(original)
+        if original
+        else {"schema_version": 1, "harness_version": __version__, "model": {}, "config": {}, "groups": {}}
+    )
+    seed = results.get("config", {}).get("seed", seed)
+    results["results"] = {t.name: aggregate_task(t, per_task[t.name], seed) for t in tasks}
+    results["created"] = timestamp()
+    results["rescored_from"] = [Path(p).name for p in samples_files]
+    results["samples_files"] = {}
+    out = RunOutcome(results=results)
+    if output_path is not None:
+        out.results_path = Path(output_path) / f"results_rescored_{results['created']}.json"
+        atomic_write_text(out.results_path, dumps_results(results))
+    return out

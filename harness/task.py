@@ -1,0 +1,270 @@
+"""A task at run time: its config plus resolved hooks; loads docs, builds requests, parses and scores.
+
+Hook signatures (all optional; see docs/plugins.md):
+  loader(root: Path, split: str, options: dict) -> Iterable[dict]
+  build_request(doc: dict, task: Task) -> list[Message]     (video parts carry VideoRef, frames unset)
+  target(doc) -> Any;  oracle_answer(doc, target) -> str;  answer_space(docs) -> list[str]
+  parse(response: Response, doc) -> Parsed;  score(parsed: Parsed, target, doc) -> dict[str, float | None]
+  aggregate(records: list[dict], task: Task) -> dict   (extra tables for results.json)
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+from harness.config.schema import TaskConfig
+from harness.errors import ConfigError, DataError
+from harness.hooks import load_hook
+from harness.media import VideoRef
+from harness.requests import Message, Response, TextPart, VideoPart
+from harness.templates import render
+
+
+@dataclass
+class Parsed:
+    """A parsed model answer: the value, whether it is a valid answer, and why not."""
+
+    answer: Any = None
+    valid: bool = True
+    note: Optional[str] = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        out = {"answer": self.answer, "valid": self.valid}
+        if self.note:
+            out["note"] = self.note
+        if self.extra:
+            out["extra"] = self.extra
+        return out
+
+
+class MediaPathError(ValueError):
+    """A doc's media path escapes the dataset folder or is not a relative path."""
+
+
+def _normalise(text: Any) -> str:
+    return re.sub(r"[^\w\s]", "", str(text)).strip().lower()
+
+
+def default_parse(response: Response, doc: dict) -> Parsed:
+    """The whole reply, stripped; an empty reply is invalid."""
+    text = (response.text or "").strip()
+    return Parsed(answer=text, valid=bool(text), note=None if text else "empty reply")
+
+
+def default_score(parsed: Parsed, target: Any, doc: dict) -> dict[str, Optional[float]]:
+    """Accuracy by case- and punctuation-insensitive exact match."""
+    return {"accuracy": float(parsed.valid and _normalise(parsed.answer) == _normalise(target))}
+
+
+def safe_media_path(root: Path, rel: str, what: str) -> Path:
+    """`root / rel`, refusing absolute paths and paths that leave the dataset folder."""
+    p = Path(rel)
+    if p.is_absolute() or rel.startswith(("/", "\\")):
+        raise MediaPathError(
+            f"{what}: media path '{rel}' is absolute; paths must be relative to the dataset folder"
+        )
+    full = (root / p).resolve()
+    if not full.is_relative_to(root.resolve()):
+        raise MediaPathError(f"{what}: media path '{rel}' escapes the dataset folder {root}")
+    return full
+
+
+class Task:
+    """A configured task; `base_dir` is the folder of its YAML (templates and file hooks live there)."""
+
+    def __init__(self, config: TaskConfig, base_dir: Path, plugin: str = "", plugin_version: str = ""):
+        self.config = config
+        self.name = config.task
+        self.base_dir = Path(base_dir)
+        self.plugin, self.plugin_version = plugin, plugin_version
+        self.data_root: Optional[Path] = None
+        self._hooks: dict[str, Optional[Callable]] = {}
+
+    # -- hooks -------------------------------------------------------------------------------------
+    def hook(self, name: str) -> Optional[Callable]:
+        """The resolved hook `name`, or None when the config does not set it."""
+        if name not in self._hooks:
+            ref = getattr(self.config.hooks, name, None) if name != "loader" else self.config.dataset.loader
+            self._hooks[name] = (
+                load_hook(ref, self.base_dir, f"task '{self.name}' hook '{name}'") if ref else None
+            )
+        return self._hooks[name]
+
+    # -- data --------------------------------------------------------------------------------------
+    def resolve_root(self, data_dir: Optional[Path]) -> Optional[Path]:
+        """The dataset folder: `--data DIR` (its `data_key` sub-folder when present), else the config's source."""
+        ds = self.config.dataset
+        if data_dir is not None:
+            data_dir = Path(data_dir)
+            if ds.data_key and (data_dir / ds.data_key).is_dir():
+                return data_dir / ds.data_key
+            return data_dir
+        if ds.source and not _looks_like_hub_id(ds.source, self.base_dir):
+            src = Path(ds.source).expanduser()
+            return src if src.is_absolute() else (self.base_dir / src)
+        return None
+
+    def load_docs(self, data_dir: Optional[Path] = None, split: Optional[str] = None) -> list[dict]:
+        """Every doc of the split, each with a string `doc_id`."""
+        ds = self.config.dataset
+        split = split or ds.split
+        root = self.resolve_root(data_dir)
+        self.data_root = root
+        if root is not None and not root.exists():
+            hint = ds.build_hint or "point --data at a dataset folder"
+            raise DataError(f"task '{self.name}': dataset folder {root} does not exist; {hint}")
+        loader = self.hook("loader")
+        if loader is not None:
+            docs = list(loader(root, split, dict(ds.options)))
+        elif root is not None:
+            docs = _read_local_split(root, split, self.name)
+        elif ds.source:
+            docs = _load_hub(ds.source, split, self.name)
+        else:
+            raise DataError(f"task '{self.name}': no dataset source; set dataset.source or pass --data DIR")
+        seen: set[str] = set()
+        out = []
+        for i, doc in enumerate(docs):
+            if not isinstance(doc, dict):
+                raise DataError(f"task '{self.name}': row {i} of split '{split}' is not a mapping")
+            doc_id = str(doc.get(self.config.doc_id, doc.get("doc_id", i)))
+            if doc_id in seen:
+                raise DataError(f"task '{self.name}': duplicate doc id '{doc_id}' in split '{split}'")
+            seen.add(doc_id)
+            doc = dict(doc)
+            doc["doc_id"] = doc_id
+            out.append(doc)
+        return out
+
+    # -- requests ----------------------------------------------------------------------------------
+    def render_prompt(self, doc: dict) -> str:
+        p = self.config.prompt
+        if not p.template and p.text is None:
+            return str(doc.get("question", ""))
+        return render(self.base_dir, p.template, p.text, {"doc": doc, **doc}, f"task '{self.name}'")
+
+    def build_messages(self, doc: dict) -> list[Message]:
+        """Chat messages for one doc; video parts hold VideoRefs whose paths are checked against the root."""
+        hook = self.hook("build_request")
+        if hook is not None:
+            messages = hook(doc, self)
+        else:
+            parts: list = []
+            field_name = self.config.media_field
+            if field_name and doc.get(field_name):
+                parts.append(VideoPart(ref=VideoRef(path=str(doc[field_name]))))
+            parts.append(TextPart(self.render_prompt(doc)))
+            messages = [Message("user", parts)]
+            if self.config.prompt.system:
+                system = render(
+                    self.base_dir, None, self.config.prompt.system, {"doc": doc, **doc}, self.name
+                )
+                messages.insert(0, Message("system", [TextPart(system)]))
+        root = self.data_root or self.base_dir
+        for m in messages:
+            for i, part in enumerate(m.content):
+                if isinstance(part, VideoPart):
+                    full = safe_media_path(root, part.ref.path, f"task '{self.name}' doc '{doc['doc_id']}'")
+                    m.content[i] = VideoPart(
+                        ref=part.ref.model_copy(update={"path": str(full)}),
+                        label=part.ref.label or part.label,
+                    )
+        return messages
+
+    def target(self, doc: dict) -> Any:
+        hook = self.hook("target")
+        if hook is not None:
+            return hook(doc)
+        return doc.get(self.config.target_field) if self.config.target_field else None
+
+    def oracle_answer(self, doc: dict, target: Any) -> str:
+        hook = self.hook("oracle_answer")
+        if hook is not None:
+            return hook(doc, target)
+        return target if isinstance(target, str) else json.dumps(target)
+
+    def answer_space(self, docs: list[dict]) -> Optional[list[str]]:
+        hook = self.hook("answer_space")
+        if hook is not None:
+            return list(hook(docs))
+        if self.config.answer_space:
+            return list(self.config.answer_space)
+        values = sorted({str(self.target(d)) for d in docs if self.target(d) is not None})
+        return values or None
+
+    def prior_table(self, data_dir: Optional[Path]) -> dict[str, str]:
+        """Most frequent target per prior key in the TRAINING split (never the evaluated one)."""
+        train = self.config.dataset.train_split
+        if not train:
+            raise DataError(
+                f"task '{self.name}': no train split configured, so the 'prior' baseline cannot run"
+            )
+        docs = self.load_docs(data_dir, split=train)
+        key = self.config.prior_key
+        counts: dict[str, Counter] = {}
+        for d in docs:
+            k = str(d.get(key, "")) if key else ""
+            counts.setdefault(k, Counter())[str(self.oracle_answer(d, self.target(d)))] += 1
+        return {k: sorted(c.items(), key=lambda kv: (-kv[1], kv[0]))[0][0] for k, c in counts.items()}
+
+    # -- scoring -----------------------------------------------------------------------------------
+    def parse(self, response: Response, doc: dict) -> Parsed:
+        hook = self.hook("parse")
+        return hook(response, doc) if hook is not None else default_parse(response, doc)
+
+    def score(self, parsed: Parsed, target: Any, doc: dict) -> dict[str, Optional[float]]:
+        hook = self.hook("score")
+        return hook(parsed, target, doc) if hook is not None else default_score(parsed, target, doc)
+
+    def logged_doc(self, doc: dict) -> dict:
+        fields = self.config.log_doc_fields
+        return doc if fields is None else {k: doc.get(k) for k in ["doc_id", *fields]}
+
+
+def _looks_like_hub_id(source: str, base_dir: Path) -> bool:
+    return (
+        re.fullmatch(r"[A-Za-z0-9][\w.-]*/[\w.-]+", source) is not None
+        and not (base_dir / source).exists()
+        and not Path(source).expanduser().is_absolute()
+    )
+
+
+def _read_local_split(root: Path, split: str, task: str) -> list[dict]:
+    for name in (f"{split}.jsonl", f"{split}.json", f"data/{split}.jsonl", f"data/{split}.json"):
+        p = root / name
+        if p.exists():
+            try:
+                if p.suffix == ".jsonl":
+                    with open(p, encoding="utf-8") as f:
+                        return [json.loads(line) for line in f if line.strip()]
+                data = json.loads(p.read_text(encoding="utf-8"))
+            except json.JSONDecodeError as exc:
+                raise DataError(
+                    f"task '{task}': {p} is not valid JSON (line {exc.lineno}: {exc.msg})"
+                ) from exc
+            return data if isinstance(data, list) else data.get("data", data.get("questions", []))
+    raise DataError(f"task '{task}': no '{split}' split in {root} (looked for {split}.jsonl / {split}.json)")
+
+
+def _load_hub(source: str, split: str, task: str) -> list[dict]:
+    try:
+        import datasets  # noqa: PLC0415 - optional dependency
+    except ImportError:
+        raise ConfigError(
+            f"task '{task}': dataset '{source}' is a hub id and needs the `datasets` package "
+            "(pip install 'video-harness[hf]'), or pass --data DIR with a local copy"
+        ) from None
+    try:
+        return [dict(r) for r in datasets.load_dataset(source, split=split)]
+    except Exception as exc:  # hub/network errors come in many types
+        raise DataError(
+            f"task '{task}': cannot load hub dataset '{source}' split '{split}': {exc}; "
+            "download it and pass --data DIR"
+        ) from exc

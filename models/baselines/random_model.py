@@ -1,0 +1,35 @@
+"""`random`: picks uniformly from the task's answer space, seeded per (run seed, task, doc)."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from harness.errors import ConfigError
+from harness.model import Model
+from harness.requests import Capabilities, Request, Response, TaskInfo
+
+
+class RandomModel(Model):
+    """Chance level: a uniform draw from the answer space the task declares."""
+
+    name = "random"
+    uses_hints = True
+    capabilities = Capabilities(video=True, multi_video=True, images=True, max_frames=1)
+
+    def __init__(self, seed: int = 0, **model_args: Any):
+        super().__init__(seed=seed, **model_args)
+        self.seed = seed
+        self._spaces: dict[str, list[str]] = {}
+
+    def prepare_task(self, info: TaskInfo) -> None:
+        if not info.answer_space:
+            raise ConfigError(f"model 'random': task '{info.name}' declares no answer space")
+        self._spaces[info.name] = list(info.answer_space)
+
+    def generate(self, requests: list[Request]) -> list[Response]:
+        out = []
+        for r in requests:
+            rng = random.Random(r.hints.get("seed", 0) ^ self.seed)
+            out.append(Response(text=rng.choice(self._spaces[r.task])))
+        return out

@@ -1,0 +1,77 @@
+"""Shared fixtures: the third-party-style test plugin (installed through a dist-info folder) and its data."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).parent
+REPO = TESTS.parent
+PLUGIN_PKG = TESTS / "plugin_pkg"
+
+
+def write_dist_info(site: Path, dist: str, version: str, entry_points: dict[str, str]) -> None:
+    """Make `site` look like a site-packages holding distribution `dist` with these harness entry points."""
+    info = site / f"{dist.replace('-', '_')}-{version}.dist-info"
+    info.mkdir(parents=True, exist_ok=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: {version}\n")
+    lines = ["[harness]"] + [f"{k} = {v}" for k, v in entry_points.items()]
+    (info / "entry_points.txt").write_text("\n".join(lines) + "\n")
+
+
+@pytest.fixture(scope="session")
+def plugin_site(tmp_path_factory) -> Path:
+    """A site folder where the test plugin is 'installed' (entry point `colors`)."""
+    site = tmp_path_factory.mktemp("site")
+    write_dist_info(site, "harness-colors", "0.3.1", {"colors": "harness_colors.plugin"})
+    return site
+
+
+@pytest.fixture
+def with_plugin(plugin_site, monkeypatch):
+    """The test plugin importable and discoverable in this process."""
+    monkeypatch.syspath_prepend(str(PLUGIN_PKG))
+    monkeypatch.syspath_prepend(str(plugin_site))
+    return plugin_site
+
+
+@pytest.fixture(scope="session")
+def colors_root(tmp_path_factory) -> Path:
+    """A data root whose `colors/` folder holds the test plugin's dataset."""
+    sys.path.insert(0, str(PLUGIN_PKG))
+    try:
+        from harness_colors.dataset import make_dataset
+    finally:
+        sys.path.remove(str(PLUGIN_PKG))
+    root = tmp_path_factory.mktemp("data")
+    make_dataset(root / "colors")
+    return root
+
+
+def harness_env(plugin_site: Path | None = None, **extra: str) -> dict[str, str]:
+    """Environment for `python -m harness` subprocesses, with the test plugin installed when given."""
+    env = dict(os.environ)
+    paths = [str(REPO)]
+    if plugin_site is not None:
+        paths += [str(PLUGIN_PKG), str(plugin_site)]
+    env["PYTHONPATH"] = os.pathsep.join(paths + [env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    env.update(extra)
+    return env
+
+
+def run_harness(
+    args: list[str], env: dict[str, str], timeout: float = 300, **kw
+) -> subprocess.CompletedProcess:
+    """Run `python -m harness ARGS` and capture its output."""
+    return subprocess.run(
+        [sys.executable, "-m", "harness", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        **kw,
+    )

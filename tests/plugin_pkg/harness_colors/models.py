@@ -1,0 +1,39 @@
+"""A test model of the test plugin: answers like the oracle, logs every call, can be slowed down."""
+
+from __future__ import annotations
+
+import os
+import time
+
+from harness.api import Capabilities, Model, Response
+
+
+class CountingModel(Model):
+    """Appends one line per generated request to `log` (a file path), sleeps `delay` s per request.
+
+    Every `wrong_every`-th doc (by a hash of its id) gets a wrong answer, so metrics are not trivially 1.
+    """
+
+    name = "counting"
+    uses_hints = True
+    capabilities = Capabilities(video=True, multi_video=True, images=True)
+
+    def __init__(self, log: str = "", delay: float = 0.0, wrong_every: int = 0, **kw):
+        super().__init__(log=log, delay=delay, wrong_every=wrong_every, **kw)
+        self.log, self.delay, self.wrong_every = log, float(delay), int(wrong_every)
+
+    def generate(self, requests):
+        out = []
+        for r in requests:
+            if self.delay:
+                time.sleep(self.delay)
+            if self.log:
+                with open(self.log, "a", encoding="utf-8") as f:
+                    f.write(
+                        f"{os.getpid()} {r.task} {r.doc_id} {len(r.videos()[0].frames) if r.videos() else 0}\n"
+                    )
+            answer = r.hints.get("oracle_answer", "")
+            if self.wrong_every and sum(map(ord, r.doc_id)) % self.wrong_every == 0:
+                answer = "purple"
+            out.append(Response(text=f"The answer is {answer}."))
+        return out

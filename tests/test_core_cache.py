@@ -1,0 +1,98 @@
+"""Response cache: keys cover every input and nothing else; shared by processes; survives a full disk."""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import sqlite3
+
+import numpy as np
+
+from harness.cache.keys import response_key
+from harness.cache.responses import ResponseCache
+from harness.frames.spec import FrameSpec
+from harness.frames.writer import write_video
+from harness.media import Segment, VideoRef
+from harness.requests import Message, TextPart, VideoPart
+
+
+def _video(path, value):
+    write_video(path, [np.full((16, 16, 3), value, np.uint8)] * 4, fps=4)
+    return path
+
+
+def _key(video, text="What?", model=None, gen=None, spec=None, segments=None, decoder="pyav-1", hints=None):
+    ref = VideoRef(path=str(video), segments=segments)
+    msgs = [Message("user", [VideoPart(ref=ref), TextPart(text)])]
+    return response_key(
+        model or {"name": "m", "args": {"a": 1}},
+        gen or {"max_new_tokens": 8},
+        msgs,
+        spec or FrameSpec(strategy="uniform", count=4),
+        decoder,
+        hints,
+    )
+
+
+def test_key_changes_with_every_input_and_only_then(tmp_path):
+    a = _video(tmp_path / "a.mp4", 10)
+    base = _key(a)
+    assert _key(a) == base
+    # same content under another name: same key (content identity, not path)
+    b = tmp_path / "copy.mp4"
+    b.write_bytes(a.read_bytes())
+    assert _key(b) == base
+    variants = {
+        "text": _key(a, text="What? "),
+        "model args": _key(a, model={"name": "m", "args": {"a": 2}}),
+        "model name": _key(a, model={"name": "n", "args": {"a": 1}}),
+        "gen kwargs": _key(a, gen={"max_new_tokens": 9}),
+        "frame count": _key(a, spec=FrameSpec(strategy="uniform", count=5)),
+        "max side": _key(a, spec=FrameSpec(strategy="uniform", count=4, max_side=64)),
+        "decoder": _key(a, decoder="decord-1"),
+        "segments": _key(a, segments=(Segment(start=0, end=2),)),
+        "reverse": _key(a, segments=(Segment(start=0, end=2, reverse=True),)),
+        "hints": _key(a, hints={"seed": 1}),
+        "content": _key(_video(tmp_path / "c.mp4", 200)),
+    }
+    assert base not in variants.values()
+    assert len(set(variants.values())) == len(variants)
+
+
+def _writer(path, start, n):
+    cache = ResponseCache(path)
+    for i in range(start, start + n, 5):
+        cache.put_many(
+            [(f"k{j}", {"response": {"text": str(j)}}, "m", "t") for j in range(i, min(i + 5, start + n))]
+        )
+    cache.close()
+
+
+def test_two_processes_share_one_cache(tmp_path):
+    path = tmp_path / "responses.sqlite"
+    ctx = mp.get_context("spawn")
+    procs = [ctx.Process(target=_writer, args=(path, s, 300)) for s in (0, 150)]  # overlapping keys
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(60)
+        assert p.exitcode == 0
+    cache = ResponseCache(path)
+    got = cache.get_many([f"k{j}" for j in range(450)])
+    assert len(got) == 450 and all(got[f"k{j}"]["response"]["text"] == str(j) for j in range(450))
+    assert sqlite3.connect(path).execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def test_full_disk_disables_cache_and_run_goes_on(tmp_path, caplog):
+    cache = ResponseCache(tmp_path / "r.sqlite")
+
+    class FullDisk:
+        def execute(self, *a, **k):
+            raise sqlite3.OperationalError("database or disk is full")
+
+        executemany = execute
+
+    cache._conn = FullDisk()
+    cache.put_many([("k", {"response": {"text": "x"}}, "m", "t")])  # no exception
+    assert cache.disabled_reason and "disk is full" in cache.disabled_reason
+    assert cache.get("k") is None
+    assert "response cache disabled" in caplog.text
