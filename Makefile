@@ -1,0 +1,39 @@
+# The README's two commands: `make demo` (set up, run the embedded demo) and `make test` (set up, run the tests).
+# TORCH_SPEC pins the torch build the `hf` extra uses here (CUDA wheels on local disk that also run on CPU);
+# on a GPU machine pick the build for your CUDA, e.g. TORCH_SPEC="torch torchvision".
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+TORCH_SPEC ?= torch==2.14.1 torchvision==0.29.1
+DEMO_OUT ?= demo_out
+
+.PHONY: setup-core setup demo test lint bench clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip setuptools wheel
+
+$(VENV)/.core: $(PY) setup.cfg pyproject.toml
+	$(PY) -m pip install -q -e .
+	touch $@
+
+$(VENV)/.all: $(VENV)/.core
+	$(PY) -m pip install -q $(TORCH_SPEC)
+	$(PY) -m pip install -q -e ".[all,blender]"
+	touch $@
+
+setup-core: $(VENV)/.core
+setup: $(VENV)/.all
+
+demo: setup-core
+	$(PY) -m harness demo --out $(DEMO_OUT)
+
+test: setup
+	$(PY) -m ruff check .
+	$(PY) -m pytest -q -p no:cacheprovider
+
+bench: setup
+	$(PY) -m bench
+
+clean:
+	rm -rf $(VENV) $(DEMO_OUT)
