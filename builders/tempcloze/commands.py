@@ -1,0 +1,139 @@
+"""The builder commands: `build tempcloze`, `build tempcloze-hard`, and the `tempcloze.diagnose` part
+that `harness diagnose tempcloze DIR` calls."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from builders.tempcloze.config import BuildConfig, add_build_arguments, config_from_args
+from harness.builder import Builder, DemoDataset
+
+
+class TempClozeBuilder(Builder):
+    """`harness build tempcloze --videos DIR --out DIR [--virtual] [--seed S] [--workers N]`."""
+
+    name = "tempcloze"
+    description = "TempCloze items (gap + Semantic/Alignment/Progression distractors) from a folder of videos"
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
+        """Source and output folders, overwrite switch, thresholds and options."""
+        parser.add_argument(
+            "--videos", required=True, type=Path, help="folder of source videos (searched recursively)"
+        )
+        parser.add_argument(
+            "--out", required=True, type=Path, help="dataset root to write (choices/, manifest.json)"
+        )
+        parser.add_argument("--overwrite", action="store_true", help="replace items already in --out")
+        parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+        add_build_arguments(parser)
+
+    def run(self, args: argparse.Namespace) -> int:
+        """Build; prints a summary. Raises NoUsableVideos (with counts per reason) when nothing is kept."""
+        from builders.tempcloze.pipeline import build_dataset
+        from builders.tempcloze.suitability import load_model_reference
+
+        cfg = config_from_args(args)
+        model = load_model_reference(cfg.suitability_model) if cfg.suitability_model else None
+        t0 = time.perf_counter()
+        manifest = build_dataset(
+            args.videos, args.out, cfg, model=model, progress=not args.no_progress, overwrite=args.overwrite
+        )
+        skipped = ", ".join(f"{k} {v}" for k, v in sorted(manifest["skipped"].items())) or "none"
+        print(
+            f"tempcloze: {manifest['kept']} of {manifest['videos_found']} videos kept "
+            f"(skipped: {skipped}) in {time.perf_counter() - t0:.1f} s -> {args.out}"
+        )
+        return 0
+
+    def demo(self, out_dir: Path, seed: int = 0) -> list[DemoDataset]:
+        """A tiny virtual TempCloze set from four synthetic moving-pattern videos."""
+        from builders.tempcloze.pipeline import build_dataset
+        from builders.tempcloze.synthetic import make_source_folder
+
+        out = Path(out_dir)
+        make_source_folder(out / "sources", count=4, seconds=6.0, fps=10.0, seed=seed)
+        data = out / "tempcloze"
+        build_dataset(
+            out / "sources", data, BuildConfig(seed=seed, virtual=True), progress=False, overwrite=True
+        )
+        return [DemoDataset(data_dir=data, tasks=[])]
+
+
+class TempClozeHardBuilder(Builder):
+    """`harness build tempcloze-hard --results R1 R2 ... --top 150 --out FILE`."""
+
+    name = "tempcloze-hard"
+    description = "TempCloze-Hard: the items most models got wrong, from results or samples files"
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
+        """Input files, subset size, output file and unit."""
+        parser.add_argument(
+            "--results", nargs="+", required=True, help="results_*.json, samples_*.jsonl files or folders"
+        )
+        parser.add_argument("--top", type=int, default=150, help="subset size (default 150)")
+        parser.add_argument("--out", type=Path, required=True, help="output JSON (subset_ids.json format)")
+        parser.add_argument(
+            "--unit",
+            choices=("stem", "item"),
+            default="stem",
+            help="rank videos (release format: a list of stems) or stem+dimension items",
+        )
+
+    def run(self, args: argparse.Namespace) -> int:
+        """Rank and write the subset; prints how many items were missed by how many runs."""
+        from builders.tempcloze.hard import count_by_runs, hard_subset, tally
+
+        subset = hard_subset(args.results, args.top, args.unit)
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(subset, indent=2) + "\n", encoding="utf-8")
+        hist = count_by_runs(tally(args.results, args.unit))
+        print(f"tempcloze-hard: {len(subset)} {args.unit}s -> {args.out}; items by runs wrong: {hist}")
+        return 0
+
+
+class TempClozeDiagnoseBuilder(Builder):
+    """Builder part `tempcloze.diagnose`: edge-frame check and edge baseline over a dataset root."""
+
+    name = "tempcloze.diagnose"
+    description = "TempCloze diagnostics: edge-frame matches and the boundary-similarity (edge) baseline"
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
+        """The dataset root and sampling of the edge baseline."""
+        parser.add_argument("dir", type=Path, help="TempCloze dataset root (holds choices/)")
+        parser.add_argument("--frames", type=int, default=16, help="frames sampled per clip (16)")
+        parser.add_argument("--edge-frames", type=int, default=4, help="edge frames per boundary (4)")
+        parser.add_argument("--max-height", type=int, default=360, help="frame height for the baseline (360)")
+        parser.add_argument("--out", type=Path, default=None, help="also write the report as JSON here")
+        parser.add_argument("--strict", action="store_true", help="exit 1 when any edge frame matches")
+
+    def run(self, args: argparse.Namespace) -> int:
+        """Print both diagnostics; exit 1 under --strict when the edge-frame check finds a match."""
+        from builders.tempcloze.diagnostics import diagnose
+        from builders.tempcloze.layout import DIMENSION_NAMES
+
+        report = diagnose(args.dir, args.frames, args.edge_frames, args.max_height)
+        check = report["edge_frame_check"]
+        o = check["overall"]
+        print(
+            f"edge-frame check: {o['matches']} of {o['clips']} candidate clips match a context boundary frame"
+        )
+        for dim, row in check["per_dimension"].items():
+            print(
+                f"  {DIMENSION_NAMES[dim]:<12} {row['matches']}/{row['clips']} (start {row['start_matches']}, end {row['end_matches']})"
+            )
+        print("edge baseline (mean P(ground truth), uniform 0.25; top-1 accuracy):")
+        for name, row in report["edge_baseline"].items():
+            print(
+                f"  {name:<12} {row['mean_gt_probability']:.4f}  top-1 {row['top1_accuracy']:.4f}  n={row['questions']}"
+            )
+        if args.out:
+            args.out.parent.mkdir(parents=True, exist_ok=True)
+            args.out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+        if args.strict and o["matches"]:
+            print("edge-frame check failed (--strict)", file=sys.stderr)
+            return 1
+        return 0

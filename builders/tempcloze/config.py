@@ -1,0 +1,113 @@
+"""Build parameters of the TempCloze builder (thresholds, gap rules, output mode), with their CLI flags.
+
+Defaults follow the paper and the public filter: gap in the central 50 % lasting 20-40 % of the video,
+motion threshold 1.0 px per frame at 256 px height, 3 gap tries, sharpness floor 30 (variance of the
+Laplacian, here measured on the same 256 px frames).
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import asdict, dataclass, fields
+from typing import Any, Optional
+
+from builders.tempcloze.intervals import GapRules
+
+VIDEO_EXTENSIONS = (".mp4", ".mkv", ".mov", ".avi", ".webm", ".m4v")
+
+
+@dataclass(frozen=True)
+class BuildConfig:
+    """Everything that changes what the builder writes (recorded in the manifest)."""
+
+    seed: int = 0
+    virtual: bool = False
+    workers: int = 1
+    min_duration: float = 4.0
+    max_duration: Optional[float] = None
+    min_sharpness: float = 30.0
+    min_motion: float = 1.0
+    flow_height: int = 256
+    pairs_per_second: float = 2.0
+    gap_tries: int = 3
+    center_lo: float = 0.25
+    center_hi: float = 0.75
+    gap_min_frac: float = 0.2
+    gap_max_frac: float = 0.4
+    min_gap_frames: int = 6
+    semantic: str = "paper"
+    semantic_min_separation: float = 0.25
+    mixed_size: Optional[int] = 300
+    crf: int = 18
+    suitability_model: Optional[str] = None
+
+    def gap_rules(self) -> GapRules:
+        """The interval rules these parameters select."""
+        return GapRules(
+            center_lo=self.center_lo,
+            center_hi=self.center_hi,
+            min_frac=self.gap_min_frac,
+            max_frac=self.gap_max_frac,
+            min_gap_frames=self.min_gap_frames,
+            semantic=self.semantic,  # type: ignore[arg-type]
+            semantic_min_separation=self.semantic_min_separation,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain dict for the manifest."""
+        return asdict(self)
+
+
+def add_build_arguments(parser: argparse.ArgumentParser) -> None:
+    """The thresholds and options of `harness build tempcloze`."""
+    d = BuildConfig()
+    parser.add_argument("--seed", type=int, default=d.seed, help="seed of every random draw (default 0)")
+    parser.add_argument(
+        "--virtual", action="store_true", help="write clips.json segment lists, no video files"
+    )
+    parser.add_argument("--workers", type=int, default=d.workers, help="parallel processes (default 1)")
+    parser.add_argument("--min-duration", type=float, default=d.min_duration, help="seconds (default 4)")
+    parser.add_argument("--max-duration", type=float, default=None, help="seconds (default: no limit)")
+    parser.add_argument(
+        "--min-sharpness", type=float, default=d.min_sharpness, help="variance of the Laplacian (default 30)"
+    )
+    parser.add_argument(
+        "--min-motion",
+        type=float,
+        default=d.min_motion,
+        help="mean flow px/frame at 256 px height (default 1.0)",
+    )
+    parser.add_argument("--flow-height", type=int, default=d.flow_height, help="frame height for flow (256)")
+    parser.add_argument(
+        "--pairs-per-second",
+        type=float,
+        default=d.pairs_per_second,
+        help="frame pairs measured per second (2)",
+    )
+    parser.add_argument("--gap-tries", type=int, default=d.gap_tries, help="gap samples before dropping (3)")
+    parser.add_argument(
+        "--semantic",
+        choices=("paper", "release"),
+        default=d.semantic,
+        help="semantic distractor rule: 'paper' (gap-length clips outside the gap) or 'release' (public code)",
+    )
+    parser.add_argument(
+        "--mixed-size", type=int, default=d.mixed_size, help="videos in mixed_ids.json (300; 0 = all)"
+    )
+    parser.add_argument("--crf", type=int, default=d.crf, help="H.264 quality of written clips (18)")
+    parser.add_argument(
+        "--suitability-model",
+        default=None,
+        help="optional model-based suitability filter: a 'package.module:Class' Model reference",
+    )
+
+
+def config_from_args(args: argparse.Namespace) -> BuildConfig:
+    """A BuildConfig from parsed flags (unknown attributes ignored)."""
+    values = {}
+    for f in fields(BuildConfig):
+        if hasattr(args, f.name):
+            values[f.name] = getattr(args, f.name)
+    if values.get("mixed_size") == 0:
+        values["mixed_size"] = None
+    return BuildConfig(**values)

@@ -1,0 +1,129 @@
+"""TempCloze-Hard: the items most models got wrong, ranked from the harness's samples files.
+
+Inputs are `samples_<task>_<timestamp>.jsonl` files (one JSON object a line with "doc_id", "doc" holding
+"stem" and "dimension", and "scores" with "accuracy" 0/1) or `results_*.json` files that list their samples
+files under "samples_files" ({task: path}, relative paths resolved next to the results file). Each samples
+file counts as one model run. Output is the release's `subset_ids.json`: a JSON list of stems.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass
+class ItemTally:
+    """Wrong and total answers of one stem (or stem + dimension), and which runs erred."""
+
+    key: tuple[str, ...]
+    wrong: int = 0
+    total: int = 0
+    runs_wrong: set[str] = field(default_factory=set)
+
+    @property
+    def error_rate(self) -> float:
+        return self.wrong / self.total if self.total else 0.0
+
+
+def samples_files(paths: Iterable[str | Path]) -> list[Path]:
+    """Expand results files (their "samples_files") and folders (their samples_*.jsonl) into samples files."""
+    out: list[Path] = []
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            found = sorted(p.rglob("samples_*.jsonl"))
+            if not found:
+                raise ValueError(f"{p}: folder holds no samples_*.jsonl file; pass results or samples files")
+            out.extend(found)
+        elif p.suffix == ".jsonl":
+            out.append(p)
+        elif p.suffix == ".json":
+            try:
+                data = json.loads(p.read_text(encoding="utf-8"))
+            except (OSError, json.JSONDecodeError) as err:
+                raise ValueError(f"{p}: not a readable results JSON ({err})") from err
+            listed = data.get("samples_files") if isinstance(data, dict) else None
+            if not isinstance(listed, dict) or not listed:
+                raise ValueError(
+                    f"{p}: has no 'samples_files' mapping; rerun the evaluation with --log_samples "
+                    "or pass the samples_*.jsonl files directly"
+                )
+            for task in sorted(listed):
+                sp = Path(listed[task])
+                out.append(sp if sp.is_absolute() else p.parent / sp)
+        else:
+            raise ValueError(f"{p}: expected a results_*.json, a samples_*.jsonl or a folder")
+    for sp in out:
+        if not sp.is_file():
+            raise ValueError(f"samples file not found: {sp}")
+    return out
+
+
+def _read_samples(path: Path) -> list[tuple[str, str, float]]:
+    """(stem, dimension, accuracy) of every TempCloze sample in one samples file."""
+    rows = []
+    with open(path, encoding="utf-8") as f:
+        for lineno, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError as err:
+                raise ValueError(f"{path}:{lineno}: not valid JSON ({err})") from err
+            doc = rec.get("doc") or {}
+            if "stem" not in doc:
+                continue  # another benchmark's sample
+            scores = rec.get("scores") or {}
+            if "accuracy" not in scores:
+                raise ValueError(f"{path}:{lineno}: sample of stem '{doc['stem']}' has no scores.accuracy")
+            rows.append((str(doc["stem"]), str(doc.get("dimension", "")), float(scores["accuracy"])))
+    return rows
+
+
+def tally(paths: Sequence[str | Path], unit: str = "stem") -> list[ItemTally]:
+    """Count wrong answers per stem (unit 'stem') or per stem and dimension (unit 'item')."""
+    if unit not in ("stem", "item"):
+        raise ValueError(f"unit must be 'stem' or 'item', got '{unit}'")
+    files = samples_files(paths)
+    table: dict[tuple[str, ...], ItemTally] = {}
+    seen_any = False
+    for sp in files:
+        rows = _read_samples(sp)
+        seen_any = seen_any or bool(rows)
+        for stem, dim, acc in rows:
+            key = (stem,) if unit == "stem" else (stem, dim)
+            t = table.setdefault(key, ItemTally(key))
+            t.total += 1
+            if acc < 0.5:
+                t.wrong += 1
+                t.runs_wrong.add(str(sp))
+    if not seen_any:
+        raise ValueError(
+            "no TempCloze samples (lines whose doc has a 'stem') in: " + ", ".join(str(p) for p in files)
+        )
+    return list(table.values())
+
+
+def rank_hard(tallies: Sequence[ItemTally]) -> list[ItemTally]:
+    """Hardest first: most runs wrong, then highest error rate, then most wrong answers, then the key."""
+    return sorted(tallies, key=lambda t: (-len(t.runs_wrong), -t.error_rate, -t.wrong, t.key))
+
+
+def hard_subset(paths: Sequence[str | Path], top: int = 150, unit: str = "stem") -> list:
+    """The `top` hardest stems (a list of str) or items (a list of {"stem", "dimension"})."""
+    ranked = rank_hard(tally(paths, unit))[:top]
+    if unit == "stem":
+        return [t.key[0] for t in ranked]
+    return [{"stem": t.key[0], "dimension": t.key[1]} for t in ranked]
+
+
+def count_by_runs(tallies: Iterable[ItemTally]) -> dict[int, int]:
+    """How many items were missed by 0, 1, 2, ... runs (for the command's summary)."""
+    hist: dict[int, int] = defaultdict(int)
+    for t in tallies:
+        hist[len(t.runs_wrong)] += 1
+    return dict(sorted(hist.items()))

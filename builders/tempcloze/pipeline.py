@@ -1,0 +1,258 @@
+"""The TempCloze build: filter each video, sample its gap, derive the distractors, write the item, and
+summarise everything in `manifest.json` (counts per filter, failures with reasons, parameters, seed).
+
+Per-video randomness comes from (seed, stem) only, so a build is the same for any worker count or order.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import sys
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+from typing import Any, Optional
+
+from builders.tempcloze.analysis import MotionProbe, pair_starts
+from builders.tempcloze.clips import write_item_clips
+from builders.tempcloze.config import VIDEO_EXTENSIONS, BuildConfig
+from builders.tempcloze.intervals import GapRejected, gap_length_bounds, item_rng, plan_item
+from builders.tempcloze.layout import CHOICES_DIR, CLIPS_FILE, MANIFEST_FILE, MIXED_FILE
+from builders.tempcloze.mixed import select_mixed
+from builders.tempcloze.suitability import ask_suitability
+from builders.tempcloze.virtual import item_document, source_reference, write_item_document
+from harness.frames.spec import FrameSpec
+from harness.media import Segment, VideoRef, media_identity
+from harness.model import Model
+
+FILTER_STAGES = ("readable", "duration", "sharpness", "suitability", "motion")
+
+
+class NoUsableVideos(ValueError):
+    """Raised when a source folder yields no item; the message gives the count per skip reason."""
+
+    def __init__(self, folder: Path, counts: dict[str, int]) -> None:
+        detail = ", ".join(f"{reason}: {n}" for reason, n in sorted(counts.items())) or "no video files"
+        super().__init__(
+            f"no usable video in {folder} ({detail}); see {MANIFEST_FILE} there or lower the thresholds"
+        )
+        self.counts = counts
+
+
+def find_videos(folder: Path) -> list[Path]:
+    """Video files under `folder` (recursively), sorted by path."""
+    return sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix.lower() in VIDEO_EXTENSIONS)
+
+
+def _skip(outcome: dict, stage: Optional[str], reason: str, detail: str) -> dict:
+    if stage:
+        outcome["stages"][stage] = False
+    outcome.update(status="skipped", reason=reason, detail=detail)
+    return outcome
+
+
+def process_video(
+    path: Path, stem: str, cfg: BuildConfig, out_dir: Path, model: Optional[Model] = None
+) -> dict[str, Any]:
+    """Filter one video and write its item; returns an outcome record (kept, or skipped with a reason)."""
+    from harness.frames import MediaError, load_clip, probe_video
+
+    outcome: dict[str, Any] = {"stem": stem, "video": str(path), "stages": {}, "measures": {}}
+    try:
+        info = probe_video(path)
+    except (MediaError, OSError, ValueError) as err:
+        return _skip(outcome, "readable", "unreadable", str(getattr(err, "reason", err)))
+    outcome["stages"]["readable"] = True
+    num_frames, fps = int(info.num_frames), float(info.fps)
+    duration = num_frames / fps if fps > 0 else 0.0
+    outcome["measures"].update(duration=duration, num_frames=num_frames, fps=fps)
+    rules = cfg.gap_rules()
+    lo, hi = gap_length_bounds(num_frames, rules) if num_frames > 0 else (1, 0)
+    if duration < cfg.min_duration or hi < lo:
+        return _skip(outcome, "duration", "too_short", f"{duration:.2f} s, {num_frames} frames")
+    if cfg.max_duration is not None and duration > cfg.max_duration:
+        return _skip(outcome, "duration", "too_long", f"{duration:.2f} s > {cfg.max_duration} s")
+    outcome["stages"]["duration"] = True
+
+    starts = pair_starts(num_frames, fps, cfg.pairs_per_second, lo)
+    ref = VideoRef(path=str(path), segments=tuple(Segment(start=s, end=s + 2) for s in starts))
+    try:
+        frames = load_clip(ref, FrameSpec(strategy="all", max_height=cfg.flow_height)).frames
+    except (MediaError, OSError, ValueError) as err:
+        return _skip(outcome, None, "unreadable", f"decoding failed: {getattr(err, 'reason', err)}")
+    if len(frames) != 2 * len(starts):
+        return _skip(outcome, None, "unreadable", f"decoded {len(frames)} of {2 * len(starts)} frames")
+    probe = MotionProbe(starts, frames, cfg.flow_height)
+
+    sharp = probe.sharpness()
+    outcome["measures"]["sharpness"] = sharp
+    if sharp < cfg.min_sharpness:
+        return _skip(
+            outcome, "sharpness", "blurry", f"variance of Laplacian {sharp:.1f} < {cfg.min_sharpness}"
+        )
+    outcome["stages"]["sharpness"] = True
+
+    if model is not None:
+        ok, answer = ask_suitability(model, path, stem)
+        outcome["measures"]["suitability_answer"] = answer
+        if not ok:
+            return _skip(outcome, "suitability", "unsuitable", f"model answered {answer!r}")
+        outcome["stages"]["suitability"] = True
+
+    tried: list[float] = []
+
+    def has_motion(a: int, b: int) -> bool:
+        m = probe.gap_motion(a, b)
+        tried.append(m)
+        return not math.isnan(m) and m > cfg.min_motion
+
+    try:
+        plan = plan_item(num_frames, rules, item_rng(cfg.seed, stem), has_motion, cfg.gap_tries)
+    except GapRejected as err:
+        outcome["measures"]["gap_motion_tries"] = [round(m, 4) for m in tried]
+        stage = "motion" if err.reason == "no_motion" else None
+        return _skip(outcome, stage, err.reason, str(err))
+    outcome["stages"]["motion"] = True
+    outcome["measures"]["gap_motion_tries"] = [round(m, 4) for m in tried]
+
+    item_dir = out_dir / CHOICES_DIR / stem
+    try:
+        if item_dir.exists():
+            shutil.rmtree(item_dir)
+        if not cfg.virtual:
+            write_item_clips(path, item_dir, plan.clips, fps, cfg.crf)
+        doc = item_document(
+            stem,
+            source_reference(path, out_dir),
+            fps,
+            plan,
+            mode="virtual" if cfg.virtual else "files",
+            source_identity=media_identity(path),
+            extra={"gap_motion": round(tried[-1], 4)},
+        )
+        write_item_document(item_dir / CLIPS_FILE, doc)
+    except (MediaError, OSError, ValueError) as err:
+        shutil.rmtree(item_dir, ignore_errors=True)
+        return _skip(outcome, None, "write_failed", str(getattr(err, "reason", err)))
+    outcome.update(status="kept", reason=None, detail=None, gap=list(plan.gap), attempts=plan.attempts)
+    return outcome
+
+
+def _worker(args: tuple) -> dict[str, Any]:
+    path, stem, cfg, out_dir = args
+    return process_video(path, stem, cfg, out_dir)
+
+
+def _progress(total: int, enabled: bool):
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc="tempcloze", unit="video", disable=not enabled, file=sys.stderr)
+
+
+def build_dataset(
+    videos_dir: str | os.PathLike,
+    out_dir: str | os.PathLike,
+    cfg: BuildConfig = BuildConfig(),
+    model: Optional[Model] = None,
+    progress: bool = True,
+    overwrite: bool = False,
+) -> dict[str, Any]:
+    """Build a TempCloze dataset from every video under `videos_dir` into `out_dir`; returns the manifest.
+
+    Raises NoUsableVideos (after writing the manifest) when no video gives an item.
+    """
+    src, out = Path(videos_dir), Path(out_dir)
+    if not src.is_dir():
+        raise ValueError(f"--videos {src}: not a folder")
+    choices = out / CHOICES_DIR
+    if choices.exists() and any(choices.iterdir()):
+        if not overwrite:
+            raise ValueError(
+                f"{choices} already holds items; pass --overwrite to replace them or pick another --out"
+            )
+        shutil.rmtree(choices)
+    out.mkdir(parents=True, exist_ok=True)
+
+    outcomes: list[dict[str, Any]] = []
+    jobs: list[tuple] = []
+    seen: set[str] = set()
+    for path in find_videos(src):
+        if path.stem in seen:
+            outcomes.append(
+                {
+                    "stem": path.stem,
+                    "video": str(path),
+                    "stages": {},
+                    "measures": {},
+                    "status": "skipped",
+                    "reason": "duplicate_stem",
+                    "detail": "another video with this file stem came first",
+                }
+            )
+            continue
+        seen.add(path.stem)
+        jobs.append((path, path.stem, cfg, out))
+
+    workers = 1 if model is not None else max(1, cfg.workers)
+    with _progress(len(jobs), progress) as bar:
+        if workers == 1 or len(jobs) <= 1:
+            for path, stem, _, _ in jobs:
+                outcomes.append(process_video(path, stem, cfg, out, model))
+                bar.update(1)
+        else:
+            with ProcessPoolExecutor(max_workers=workers) as pool:
+                for fut in as_completed([pool.submit(_worker, job) for job in jobs]):
+                    outcomes.append(fut.result())
+                    bar.update(1)
+    outcomes.sort(key=lambda o: (o["stem"], o["video"]))
+    kept = [o["stem"] for o in outcomes if o["status"] == "kept"]
+    mixed = select_mixed(kept, cfg.seed, cfg.mixed_size)
+    manifest = make_manifest(src, cfg, outcomes, workers, model)
+    if kept:
+        (out / MIXED_FILE).write_text(json.dumps(mixed, indent=2) + "\n", encoding="utf-8")
+    (out / MANIFEST_FILE).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    if not kept:
+        raise NoUsableVideos(src, manifest["skipped"])
+    return manifest
+
+
+def make_manifest(
+    src: Path, cfg: BuildConfig, outcomes: list[dict], workers: int, model: Optional[Model]
+) -> dict:
+    """Counts per filter stage (pass / fail among the videos that reached it), skip reasons, failures."""
+    filters = {}
+    for stage in FILTER_STAGES:
+        results = [o["stages"][stage] for o in outcomes if stage in o["stages"]]
+        filters[stage] = {"pass": sum(results), "fail": len(results) - sum(results)}
+    thresholds = {
+        "duration": {"min_s": cfg.min_duration, "max_s": cfg.max_duration},
+        "sharpness": {"min_laplacian_variance": cfg.min_sharpness, "height": cfg.flow_height},
+        "suitability": {"model": model.identity() if model is not None else None},
+        "motion": {"min_flow": cfg.min_motion, "height": cfg.flow_height, "tries": cfg.gap_tries},
+    }
+    for stage, th in thresholds.items():
+        filters[stage]["threshold"] = th
+    kept = [o for o in outcomes if o["status"] == "kept"]
+    return {
+        "builder": "tempcloze",
+        "format_version": 1,
+        "source_folder": str(src),
+        "seed": cfg.seed,
+        "parameters": cfg.to_dict(),
+        "workers_used": workers,
+        "videos_found": len(outcomes),
+        "kept": len(kept),
+        "skipped": dict(Counter(o["reason"] for o in outcomes if o["status"] != "kept")),
+        "filters": filters,
+        "gap_attempts": dict(Counter(str(o["attempts"]) for o in kept)),
+        "items": [o["stem"] for o in kept],
+        "failures": [
+            {"video": o["video"], "stem": o["stem"], "reason": o["reason"], "detail": o["detail"]}
+            for o in outcomes
+            if o["status"] != "kept"
+        ],
+        "measures": {o["stem"]: o["measures"] for o in outcomes},
+    }
