@@ -1,0 +1,1 @@
+"""The `openai` adapter: any OpenAI-compatible chat endpoint (vLLM, SGLang, hosted APIs)."""

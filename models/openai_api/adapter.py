@@ -1,0 +1,257 @@
+"""The `openai` adapter: any OpenAI-compatible chat endpoint (vLLM, SGLang, hosted APIs).
+
+Keeps `concurrency` requests in flight (threads), retries transient failures with exponential backoff and
+jitter, counts tokens and cost per request, and stops cleanly at a `max_cost` budget: no new request is
+sent once the spend reaches it, the ones in flight finish, and `BudgetExceeded` carries the answers that
+did come back so the evaluator can keep them and count the rest as not run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from typing import Any, ClassVar, Optional
+
+from harness.model import Model
+from harness.requests import Capabilities, Request, Response
+from models.args import as_bool, as_float, as_int, as_str
+from models.openai_api.client import ChatClient, RetryPolicy, ServerError
+from models.openai_api.encoding import FORMATS, to_messages
+
+_ARGS = (
+    "model",
+    "base_url",
+    "api_key_env",
+    "concurrency",
+    "timeout",
+    "max_retries",
+    "backoff_base",
+    "max_backoff",
+    "price_prompt_per_1k",
+    "price_completion_per_1k",
+    "max_cost",
+    "max_frames",
+    "image_format",
+    "jpeg_quality",
+    "image_detail",
+    "max_new_tokens",
+    "multi_video",
+    "tag",
+)
+# Generation kwargs sent as they are (the OpenAI chat-completions names).
+_PASS_THROUGH = ("top_p", "seed", "frequency_penalty", "presence_penalty", "response_format", "logprobs")
+
+
+class BudgetExceeded(RuntimeError):
+    """The max_cost budget was reached; `responses[i]` is the answer to request i, or None if never sent."""
+
+    def __init__(self, message: str, responses: list[Optional[Response]], spent: float) -> None:
+        super().__init__(message)
+        self.responses = responses
+        self.spent = spent
+
+
+class RequestsFailed(RuntimeError):
+    """Some requests failed for good; `responses` holds the ones that succeeded, `errors` maps index to reason."""
+
+    def __init__(self, message: str, responses: list[Optional[Response]], errors: dict[int, str]) -> None:
+        super().__init__(message)
+        self.responses = responses
+        self.errors = errors
+
+
+class OpenAIModel(Model):
+    """`--model openai --model_args model=NAME,base_url=http://host:8000/v1,api_key_env=OPENAI_API_KEY,...`."""
+
+    name: ClassVar[str] = "openai"
+    version: ClassVar[str] = "1"
+
+    def __init__(self, **model_args: Any) -> None:
+        super().__init__(**model_args)
+        unknown = sorted(set(model_args) - set(_ARGS))
+        if unknown:
+            raise ValueError(
+                f"model '{self.name}': unknown model_args {', '.join(unknown)}; accepted: {', '.join(_ARGS)}"
+            )
+        n = self.name
+        self.model = as_str(model_args.get("model"))
+        if not self.model:
+            raise ValueError(f"model '{n}' needs model=NAME (the served model name) in --model_args")
+        self.base_url = as_str(model_args.get("base_url")) or "https://api.openai.com/v1"
+        key_env = as_str(model_args.get("api_key_env"))
+        api_key = None
+        if key_env:
+            api_key = os.environ.get(key_env)
+            if not api_key:
+                raise ValueError(
+                    f"model '{n}': api_key_env={key_env} but that environment variable is not set"
+                )
+        else:
+            api_key = os.environ.get("OPENAI_API_KEY")
+        self.concurrency = as_int(model_args.get("concurrency", 8), "concurrency", n, 1)
+        self.preferred_batch_size = self.concurrency * 4
+        timeout = as_float(model_args.get("timeout", 120.0), "timeout", n, 0.001)
+        policy = RetryPolicy(
+            max_retries=as_int(model_args.get("max_retries", 6), "max_retries", n, 0),
+            backoff_base=as_float(model_args.get("backoff_base", 1.0), "backoff_base", n, 0.0),
+            max_backoff=as_float(model_args.get("max_backoff", 60.0), "max_backoff", n, 0.0),
+        )
+        self.price_prompt = as_float(
+            model_args.get("price_prompt_per_1k", 0.0), "price_prompt_per_1k", n, 0.0
+        )
+        self.price_completion = as_float(
+            model_args.get("price_completion_per_1k", 0.0), "price_completion_per_1k", n, 0.0
+        )
+        self.max_cost = as_float(model_args.get("max_cost"), "max_cost", n, 0.0)
+        self.max_frames = as_int(model_args.get("max_frames"), "max_frames", n, 1)
+        self.image_format = (as_str(model_args.get("image_format")) or "jpeg").lower()
+        if self.image_format not in FORMATS:
+            raise ValueError(
+                f"model '{n}': image_format={self.image_format!r} is not one of {', '.join(FORMATS)}"
+            )
+        self.jpeg_quality = as_int(model_args.get("jpeg_quality", 90), "jpeg_quality", n, 1)
+        self.image_detail = as_str(model_args.get("image_detail"))
+        self.max_new_tokens = as_int(model_args.get("max_new_tokens", 256), "max_new_tokens", n, 1)
+        self.tag = as_str(model_args.get("tag"))
+        multi_video = as_bool(model_args.get("multi_video", True), "multi_video", n)
+        self.capabilities = Capabilities(
+            video=True, multi_video=multi_video, images=True, max_frames=self.max_frames
+        )
+        self.client = ChatClient(self.base_url, api_key, timeout, policy)
+        self.spent = 0.0
+        self.prompt_tokens = 0
+        self.completion_tokens = 0
+        self._lock = threading.Lock()
+
+    def identity(self) -> dict[str, Any]:
+        """The served model and how frames are encoded; not the URL, key, concurrency, retries or prices."""
+        args = {
+            "model": self.model,
+            "max_frames": self.max_frames,
+            "image_format": self.image_format,
+            "jpeg_quality": self.jpeg_quality if self.image_format == "jpeg" else None,
+            "image_detail": self.image_detail,
+            "max_new_tokens": self.max_new_tokens,
+            "tag": self.tag,
+        }
+        return {"name": self.name, "version": self.version, "args": args}
+
+    # ----------------------------------------------------------------- payloads
+    def payload(self, request: Request) -> dict[str, Any]:
+        """The chat-completions body for one request (greedy unless the task asks for sampling)."""
+        gen = dict(request.gen_kwargs or {})
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": to_messages(request, self.image_format, self.jpeg_quality, self.image_detail),
+        }
+        max_tokens = gen.get("max_new_tokens", gen.get("max_gen_toks", gen.get("max_tokens")))
+        body["max_tokens"] = int(max_tokens) if max_tokens is not None else self.max_new_tokens
+        temperature = gen.get("temperature")
+        if gen.get("do_sample") is False or temperature is None:
+            temperature = 0.0 if not gen.get("do_sample") else 1.0
+        body["temperature"] = float(temperature)
+        samples = int(gen.get("n") or gen.get("num_return_sequences") or 1)
+        if samples > 1:
+            body["n"] = samples
+        stop = gen.get("until", gen.get("stop"))
+        if stop:
+            body["stop"] = [stop] if isinstance(stop, str) else list(stop)
+        for key in _PASS_THROUGH:
+            if gen.get(key) is not None:
+                body[key] = gen[key]
+        return body
+
+    def _response(self, data: dict[str, Any], retries: int) -> Response:
+        texts = [(choice.get("message") or {}).get("content") or "" for choice in data["choices"]]
+        usage = data.get("usage") or {}
+        prompt = int(usage.get("prompt_tokens") or 0)
+        completion = int(usage.get("completion_tokens") or 0)
+        cost = prompt / 1000.0 * self.price_prompt + completion / 1000.0 * self.price_completion
+        with self._lock:
+            self.spent += cost
+            self.prompt_tokens += prompt
+            self.completion_tokens += completion
+        structured: Optional[dict[str, Any]] = None
+        if len(texts) > 1:
+            structured = {"samples": texts}
+        else:
+            structured = _json_object(texts[0])
+        return Response(
+            text=texts[0].strip(),
+            structured=structured,
+            usage={
+                "prompt_tokens": prompt,
+                "completion_tokens": completion,
+                "cost": cost,
+                "retries": retries,
+            },
+        )
+
+    def _call(self, request: Request) -> Response:
+        data, retries = self.client.complete(self.payload(request))
+        return self._response(data, retries)
+
+    def _over_budget(self) -> bool:
+        with self._lock:
+            return self.max_cost is not None and self.spent >= self.max_cost
+
+    # ----------------------------------------------------------------- generation
+    def generate(self, requests: list[Request]) -> list[Response]:
+        """Answer every request with at most `concurrency` in flight; stop sending at the budget."""
+        results: list[Optional[Response]] = [None] * len(requests)
+        errors: dict[int, str] = {}
+        stopped = False
+        in_flight: dict[Future, int] = {}
+
+        def collect(done) -> None:
+            for future in done:
+                index = in_flight.pop(future)
+                try:
+                    results[index] = future.result()
+                except (ServerError, ValueError, TypeError) as err:
+                    errors[index] = str(err)
+
+        with ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="openai") as pool:
+            for index, request in enumerate(requests):
+                while len(in_flight) >= self.concurrency:
+                    done, _ = wait(list(in_flight), return_when=FIRST_COMPLETED)
+                    collect(done)
+                if self._over_budget():
+                    stopped = True
+                    break
+                in_flight[pool.submit(self._call, request)] = index
+            while in_flight:
+                done, _ = wait(list(in_flight), return_when=FIRST_COMPLETED)
+                collect(done)
+        if stopped:
+            answered = sum(r is not None for r in results)
+            raise BudgetExceeded(
+                f"model '{self.name}': spent ${self.spent:.4f} of max_cost=${self.max_cost:.4f}; "
+                f"{answered} of {len(requests)} requests in this batch answered, the rest not sent. "
+                "Raise max_cost to continue (finished answers are kept)",
+                results,
+                self.spent,
+            )
+        if errors:
+            first = min(errors)
+            raise RequestsFailed(
+                f"model '{self.name}': {len(errors)} of {len(requests)} requests failed; first "
+                f"(doc_id={requests[first].doc_id!r}): {errors[first]}",
+                results,
+                errors,
+            )
+        return [r for r in results if r is not None]
+
+
+def _json_object(text: str) -> Optional[dict[str, Any]]:
+    """The reply as a JSON object when the server returned one (structured outputs), else None."""
+    stripped = text.strip()
+    if not stripped.startswith("{"):
+        return None
+    try:
+        value = json.loads(stripped)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None

@@ -1,0 +1,256 @@
+"""The `openai` adapter against a scripted OpenAI-compatible server on 127.0.0.1 (no network).
+
+The server reads directives from the prompt text, e.g. "[429x2]" (two 429s, then an answer), "[500x1]",
+"[slowx1]" (the first reply comes later than the client's timeout), "[badx1]" (a malformed body),
+"[400]" (a permanent refusal), "[json]" (a JSON object as the answer), and counts requests in flight.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import numpy as np
+import pytest
+
+from harness.media import VideoRef
+from harness.requests import Message, Request, TextPart, VideoPart
+from models.openai_api.adapter import BudgetExceeded, OpenAIModel, RequestsFailed
+from models.openai_api.client import RetryPolicy
+
+
+class ScriptedServer:
+    """A chat-completions server whose misbehaviour is scripted by directives in the prompt."""
+
+    def __init__(self, delay: float = 0.0, slow: float = 1.0) -> None:
+        self.delay, self.slow = delay, slow
+        self.attempts: dict[str, int] = {}
+        self.bodies: list[dict] = []
+        self.in_flight = self.max_in_flight = 0
+        self.lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                with server.lock:
+                    server.in_flight += 1
+                    server.max_in_flight = max(server.max_in_flight, server.in_flight)
+                    server.bodies.append(body)
+                try:
+                    server.reply(self, body)
+                finally:
+                    with server.lock:
+                        server.in_flight -= 1
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True).start()
+
+    def reply(self, handler, body):
+        text = "".join(
+            part.get("text", "")
+            for m in body["messages"]
+            for part in (m["content"] if isinstance(m["content"], list) else [{"text": m["content"]}])
+        )
+        with self.lock:
+            attempt = self.attempts.get(text, 0)
+            self.attempts[text] = attempt + 1
+        for kind, count in re.findall(r"\[(429|500|slow|bad)x(\d+)\]", text):
+            if attempt < int(count):
+                if kind == "slow":
+                    time.sleep(self.slow)
+                elif kind == "bad":
+                    return self.send(handler, 200, b'{"choices": [ truncated')
+                else:
+                    retry_after = {"Retry-After": "0.002"} if kind == "429" else {}
+                    return self.send(handler, int(kind), b'{"error": "scripted"}', retry_after)
+        if "[400]" in text:
+            return self.send(handler, 400, b'{"error": {"message": "image too large"}}')
+        if self.delay:
+            time.sleep(self.delay)
+        n = body.get("n", 1)
+        content = (
+            '{"answer": "B", "boxes": [[1, 2, 3, 4]]}' if "[json]" in text else f"answer to: {text[:40]}"
+        )
+        reply = {
+            "choices": [{"index": i, "message": {"role": "assistant", "content": content}} for i in range(n)],
+            "usage": {"prompt_tokens": 100, "completion_tokens": 10 * n, "total_tokens": 100 + 10 * n},
+        }
+        self.send(handler, 200, json.dumps(reply).encode())
+
+    @staticmethod
+    def send(handler, status, payload, headers=None):
+        handler.send_response(status)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Length", str(len(payload)))
+        for key, value in (headers or {}).items():
+            handler.send_header(key, value)
+        handler.end_headers()
+        handler.wfile.write(payload)
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def server():
+    s = ScriptedServer()
+    yield s
+    s.close()
+
+
+def make(server, **args):
+    defaults = {"model": "tiny-vlm", "base_url": server.url, "backoff_base": 0.01, "max_backoff": 0.05}
+    return OpenAIModel(**{**defaults, **args})
+
+
+def request(text, clips=0, gen=None, doc="d"):
+    parts = []
+    for c in range(clips):
+        frames = np.full((3, 16, 16, 3), 40 * (c + 1), dtype=np.uint8)
+        parts.append(VideoPart(ref=VideoRef(path=f"c{c}.mp4"), frames=frames, label=f"Clip {c + 1}"))
+    return Request(messages=[Message("user", [*parts, TextPart(text)])], gen_kwargs=gen or {}, doc_id=doc)
+
+
+def test_frames_go_as_labelled_image_parts_in_clip_order(server):
+    model = make(server, image_format="png")
+    [response] = model.generate([request("Which clip is the middle?", clips=2, gen={"max_new_tokens": 7})])
+    content = server.bodies[0]["messages"][0]["content"]
+    kinds = [p["type"] if p["type"] == "image_url" else p["text"] for p in content]
+    assert kinds == [
+        "Clip 1:",
+        *["image_url"] * 3,
+        "Clip 2:",
+        *["image_url"] * 3,
+        "Which clip is the middle?",
+    ]
+    assert content[1]["image_url"]["url"].startswith("data:image/png;base64,")
+    assert server.bodies[0]["max_tokens"] == 7 and server.bodies[0]["temperature"] == 0.0
+    assert response.text.startswith("answer to:")
+
+
+def test_retries_429_500_timeouts_and_malformed_bodies(server):
+    model = make(server, timeout=0.3, max_retries=3)
+    server.slow = 1.0
+    texts = ["a [429x2]", "b [500x3]", "c [slowx1]", "d [badx2]", "e"]
+    responses = model.generate([request(t) for t in texts])
+    assert [r.usage["retries"] for r in responses] == [2, 3, 1, 2, 0]
+    assert all(r.text.startswith("answer to:") for r in responses)
+
+
+def test_backoff_grows_exponentially_with_jitter(server):
+    delays = []
+    model = make(server, backoff_base=0.001, max_backoff=1.0, max_retries=5)
+    model.client.sleep = delays.append
+    model.generate([request("x [500x4]")])
+    assert len(delays) == 4
+    for k, d in enumerate(delays):
+        assert 0.5 * 0.001 * 2**k <= d <= 0.001 * 2**k
+    assert RetryPolicy(backoff_base=10, max_backoff=15).delay(5, random.Random(0)) <= 15
+
+
+def test_429_waits_as_long_as_retry_after_says(server):
+    delays = []
+    model = make(server)
+    model.client.sleep = delays.append
+    model.generate([request("x [429x2]")])
+    assert delays == [0.002, 0.002]
+
+
+def test_gives_up_after_max_retries_and_refuses_4xx_at_once(server):
+    model = make(server, max_retries=1)
+    with pytest.raises(RequestsFailed) as info:
+        model.generate([request("ok"), request("no [500x9]", doc="bad"), request("big [400]", doc="big")])
+    err = info.value
+    assert err.responses[0] is not None and err.responses[1] is None and err.responses[2] is None
+    assert "gave up after 2 attempts" in err.errors[1] and "HTTP 500" in err.errors[1]
+    assert "HTTP 400" in err.errors[2] and "image too large" in err.errors[2]
+    assert server.attempts["big [400]"] == 1
+
+
+def test_token_and_cost_accounting(server):
+    model = make(server, price_prompt_per_1k=0.5, price_completion_per_1k=1.5)
+    responses = model.generate([request(f"q{i}") for i in range(3)])
+    for r in responses:
+        assert r.usage["prompt_tokens"] == 100 and r.usage["completion_tokens"] == 10
+        assert r.usage["cost"] == pytest.approx(0.1 * 0.5 + 0.01 * 1.5)
+    assert model.spent == pytest.approx(3 * 0.065)
+    assert (model.prompt_tokens, model.completion_tokens) == (300, 30)
+
+
+def test_max_cost_stops_cleanly_and_keeps_finished_answers(server):
+    model = make(server, concurrency=1, price_prompt_per_1k=0.5, price_completion_per_1k=1.5, max_cost=0.1)
+    with pytest.raises(BudgetExceeded) as info:
+        model.generate([request(f"q{i}") for i in range(5)])
+    answered = [r is not None for r in info.value.responses]
+    assert answered == [True, True, False, False, False]
+    assert len(server.bodies) == 2, "nothing is sent past the budget"
+    with pytest.raises(BudgetExceeded) as again:
+        model.generate([request("later")])
+    assert again.value.responses == [None]
+
+
+def test_in_flight_requests_finish_when_the_budget_is_hit():
+    server = ScriptedServer(delay=0.2)
+    try:
+        model = make(server, concurrency=3, price_prompt_per_1k=1.0, max_cost=0.05)
+        with pytest.raises(BudgetExceeded) as info:
+            model.generate([request(f"q{i}") for i in range(9)])
+        answered = sum(r is not None for r in info.value.responses)
+        assert answered == len(server.bodies) >= 3, "every request sent was answered and kept"
+        assert answered < 9
+    finally:
+        server.close()
+
+
+def test_keeps_at_most_concurrency_requests_in_flight():
+    server = ScriptedServer(delay=0.2)
+    try:
+        model = make(server, concurrency=4)
+        responses = model.generate([request(f"q{i}") for i in range(12)])
+        assert [r.text for r in responses] == [f"answer to: q{i}" for i in range(12)], "order is kept"
+        assert 2 <= server.max_in_flight <= 4
+    finally:
+        server.close()
+
+
+def test_structured_json_passthrough_and_several_samples(server):
+    model = make(server)
+    [structured] = model.generate(
+        [request("give boxes [json]", gen={"response_format": {"type": "json_object"}})]
+    )
+    assert structured.structured == {"answer": "B", "boxes": [[1, 2, 3, 4]]}
+    assert server.bodies[-1]["response_format"] == {"type": "json_object"}
+    [sampled] = model.generate([request("sample", gen={"temperature": 0.8, "n": 3, "until": ["\n"]})])
+    assert len(sampled.structured["samples"]) == 3
+    assert server.bodies[-1]["n"] == 3 and server.bodies[-1]["stop"] == ["\n"]
+    assert server.bodies[-1]["temperature"] == 0.8
+
+
+def test_api_key_comes_from_the_named_environment_variable(server, monkeypatch):
+    monkeypatch.delenv("MY_KEY", raising=False)
+    with pytest.raises(ValueError, match="api_key_env=MY_KEY"):
+        make(server, api_key_env="MY_KEY")
+    monkeypatch.setenv("MY_KEY", "sk-test")
+    model = make(server, api_key_env="MY_KEY")
+    assert model.client._headers["Authorization"] == "Bearer sk-test"
+    assert "sk-test" not in json.dumps(model.identity())
+
+
+def test_identity_ignores_url_concurrency_and_prices(server):
+    a = make(server, concurrency=1, price_prompt_per_1k=1.0).identity()
+    b = make(server, concurrency=16, base_url="http://127.0.0.1:1/v1").identity()
+    assert a == b
+    assert make(server, image_format="png").identity() != a
