@@ -1,0 +1,1 @@
+"""CycliST dataset builder: scenes with cyclical state transitions, validation, renderers (paper 000)."""

@@ -1,0 +1,174 @@
+"""Dataset build loop: plan -> generate -> render -> write, sharded, resumable, streamed to disk."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+import os
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from .scene import SceneGenerationError, dump_scene, generate_scene, scene_stem
+from .settings import Composition, SceneSettings, check_feasible, plan_scene
+
+RENDERERS = {
+    "raster": "builders.cyclist.render.raster:RasterRenderer",
+    "blender": "builders.cyclist.render.blender:BlenderRenderer",
+}
+MANIFEST_VERSION = 1
+
+
+@dataclass(frozen=True)
+class BuildJob:
+    """One build command: what to build, where, and which part (shard) of it."""
+
+    out: Path
+    settings: SceneSettings
+    comp: Composition
+    split: str
+    num_scenes: int
+    seed: int = 0
+    renderer: str | None = "raster"
+    shard: tuple[int, int] = (0, 1)
+
+    def config(self) -> dict:
+        """What must match for an existing folder to be extended (renderer and size included)."""
+        comp = asdict(self.comp)
+        return {
+            "builder": "cyclist",
+            "version": MANIFEST_VERSION,
+            "settings": self.settings.as_args(),
+            "composition": comp,
+            "split": self.split,
+            "seed": self.seed,
+            "renderer": self.renderer,
+        }
+
+
+def load_renderer(name: str, settings: SceneSettings):
+    """Instantiate a renderer by name ('raster' or 'blender')."""
+    if name not in RENDERERS:
+        raise ValueError(f"--renderer {name}: unknown renderer; use one of {', '.join(RENDERERS)}")
+    module, attr = RENDERERS[name].split(":")
+    cls = getattr(importlib.import_module(module), attr)
+    return cls(
+        width=settings.resolution_width, height=settings.resolution_height, samples=settings.number_of_samples
+    )
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+def check_output_dir(job: BuildJob) -> None:
+    """Refuse a folder built with another configuration; the same configuration is extended."""
+    cfg_path = job.out / "build_config.json"
+    if cfg_path.exists():
+        old = json.loads(cfg_path.read_text())
+        if old != job.config():
+            diff = sorted(k for k in set(old) | set(job.config()) if old.get(k) != job.config().get(k))
+            raise ValueError(
+                f"{job.out} holds a CycliST build with another configuration (differs in: {', '.join(diff)}); "
+                "use a new --out folder or the same flags to extend it"
+            )
+    else:
+        _atomic_write(cfg_path, (json.dumps(job.config(), sort_keys=True, indent=1) + "\n").encode())
+
+
+def build_one(job: BuildJob, index: int, renderer=None) -> dict:
+    """Generate, render and write scene `index`; returns its manifest entry. Skips finished scenes."""
+    stem = scene_stem(job.split, index)
+    scene_path = job.out / "scenes" / f"{stem}_config.json"
+    if scene_path.exists():
+        scene = json.loads(scene_path.read_text())
+        return dict(scene.get("generation", {}), scene=stem, skipped=True)
+    result = generate_scene(job.settings, plan_scene(job.comp, job.split, index), job.seed)
+    scene = result.scene
+    scene["generation"] = dict(asdict(result.stats), failed_seeds=result.failed_seeds)
+    if job.renderer:
+        renderer = renderer or load_renderer(job.renderer, job.settings)
+        masks = renderer.render(scene, job.out / "videos" / f"{stem}.mp4", fps=job.settings.fps)
+        _atomic_write(job.out / "masks" / f"{stem}.json", json.dumps(masks, separators=(",", ":")).encode())
+        scene["rendered"] = True
+    _atomic_write(scene_path, dump_scene(scene))  # written last: its presence marks the scene finished
+    return dict(scene["generation"], scene=stem, skipped=False)
+
+
+def shard_indices(num_scenes: int, shard: tuple[int, int]) -> list[int]:
+    """Scene indices of shard K of N (0 <= K < N): every N-th index from K; disjoint, covering."""
+    k, n = shard
+    if not (n >= 1 and 0 <= k < n):
+        raise ValueError(f"--shard {k}/{n}: need 0 <= K < N")
+    return list(range(k, num_scenes, n))
+
+
+def _worker(args: tuple[BuildJob, int]) -> dict:
+    job, index = args
+    return build_one(job, index)
+
+
+def write_manifest(job: BuildJob) -> dict:
+    """Manifest from every finished scene in the folder (so shards merged into one folder agree)."""
+    scenes, failures, totals = [], 0, {"property_resamples": 0, "object_regenerations": 0, "backtracks": 0}
+    cycle_counts: dict[str, int] = {}
+    for path in sorted((job.out / "scenes").glob("*_config.json")):
+        scene = json.loads(path.read_text())
+        gen = scene.get("generation", {})
+        failures += int(gen.get("failed_seeds", 0))
+        for k in totals:
+            totals[k] += int(gen.get(k, 0))
+        for obj in scene["objects"]:
+            for kind in obj.get("cycles", {}):
+                cycle_counts[kind] = cycle_counts.get(kind, 0) + 1
+        scenes.append(
+            {"scene": path.name[: -len("_config.json")], "video": scene["video_file"], "tier": scene["tier"]}
+        )
+    manifest = {
+        "config": job.config(),
+        "counts": {
+            "scenes": len(scenes),
+            "requested": job.num_scenes,
+            "failed_seeds": failures,
+            "cycles": cycle_counts,
+        },
+        "validation": totals,
+        "scenes": scenes,
+        "digest": hashlib.sha256(json.dumps(scenes, sort_keys=True).encode()).hexdigest(),
+    }
+    _atomic_write(job.out / "manifest.json", (json.dumps(manifest, sort_keys=True, indent=1) + "\n").encode())
+    return manifest
+
+
+def run_build(job: BuildJob, workers: int = 1, progress: bool = True) -> dict:
+    """Build the job's shard into job.out and return the manifest; raises ValueError on bad settings."""
+    check_feasible(job.settings, job.comp)
+    indices = shard_indices(job.num_scenes, job.shard)
+    if job.renderer:
+        load_renderer(job.renderer, job.settings)  # fail before any work when the renderer is unusable
+    check_output_dir(job)
+    from tqdm import tqdm
+
+    bar = tqdm(
+        total=len(indices), desc=f"cyclist {job.comp.tier}/{job.split}", unit="scene", disable=not progress
+    )
+    try:
+        if workers <= 1:
+            renderer = load_renderer(job.renderer, job.settings) if job.renderer else None
+            for index in indices:
+                build_one(job, index, renderer)
+                bar.update(1)
+        else:
+            from concurrent.futures import ProcessPoolExecutor
+
+            with ProcessPoolExecutor(max_workers=workers) as pool:
+                for _ in pool.map(_worker, [(job, i) for i in indices], chunksize=4):
+                    bar.update(1)
+    except SceneGenerationError as exc:
+        raise ValueError(str(exc)) from exc
+    finally:
+        bar.close()
+    return write_manifest(job)

@@ -1,0 +1,1 @@
+"""CycliST renderers: `raster` (fast numpy CPU rasteriser) and `blender` (Cycles through bpy)."""

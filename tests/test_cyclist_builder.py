@@ -1,0 +1,163 @@
+"""CycliST builder: periodicity, margins, balance, tiers, relations, determinism, shards, bad input."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from builders.cyclist.build import BuildJob, run_build
+from builders.cyclist.constants import CYCLE_TYPES
+from builders.cyclist.plugin import CyclistBuilder
+from builders.cyclist.scene import dump_scene, generate_scene
+from builders.cyclist.settings import Composition, SceneSettings, check_feasible, parse_cycles, plan_scene
+from builders.cyclist.state import frame_states
+
+SET = SceneSettings()
+
+
+def _scene(tier="L1", index=0, cycles=None, settings=SET):
+    comp = Composition(tier=tier, cycles=parse_cycles(cycles) if cycles else None)
+    return generate_scene(settings, plan_scene(comp, "test", index), 0).scene
+
+
+@pytest.mark.parametrize("kind", CYCLE_TYPES)
+def test_every_cycle_type_returns_to_its_start_each_period(kind):
+    for index in range(3):
+        scene = _scene(cycles=kind, index=index)
+        st = frame_states(scene)
+        i = next(k for k, c in enumerate(st.cycles) if kind in c)
+        p = st.cycles[i][kind]
+        assert st.num_frames % p == 0
+        T = st.num_frames
+        base = {
+            "linear": st.position,
+            "orbit": st.position,
+            "rotate": st.rotation[..., None],
+            "resize": st.scale[..., None],
+            "recolor": st.color_rgb,
+        }[kind]
+        for t in range(T - p):
+            np.testing.assert_allclose(base[i, t + p], base[i, t], atol=1e-6)
+        assert not np.allclose(base[i, p // 2], base[i, 0])  # it does change within a period
+
+
+def test_light_cycle_is_periodic_and_cosine():
+    scene = _scene(tier="L5", index=1)
+    st = frame_states(scene)
+    p = scene["lights"]["period"]
+    t = np.arange(st.num_frames)
+    np.testing.assert_allclose(st.light_intensity, 0.5 * np.cos(2 * np.pi * (t % p) / p) + 0.5, atol=1e-6)
+
+
+def test_stacked_orbits_follow_their_moving_center():
+    scene = _scene(cycles="linear,orbit,orbit", index=3)
+    st = frame_states(scene)
+    for i, obj in enumerate(scene["objects"]):
+        if "orbit" in obj.get("cycles", {}):
+            offset = st.position[i, :, :2] - st.position[obj["center"], :, :2]
+            np.testing.assert_allclose(np.linalg.norm(offset, axis=1), obj["orbit_radius"], atol=1e-5)
+            p = obj["cycles"]["orbit"]["period"]
+            np.testing.assert_allclose(offset[p:], offset[:-p], atol=1e-5)
+
+
+@pytest.mark.parametrize("tier", ["L1", "L2", "L3", "L4", "L5"])
+def test_no_pair_closer_than_margin_and_tier_counts(tier):
+    for index in range(6):
+        scene = _scene(tier=tier, index=index)
+        st = frame_states(scene)
+        pos = st.position[..., :2]
+        d = np.linalg.norm(pos[:, None] - pos[None], axis=-1)
+        d[np.arange(len(pos)), np.arange(len(pos))] = np.inf
+        assert d.min() >= scene["minimum_distance"]
+        cyclic = sum(1 for o in scene["objects"] if o.get("cycles"))
+        base = scene["base_tier"]
+        assert cyclic == {"L1": 1, "L2": 1, "L3": 2, "L4": 3}[base]
+        lo, hi = (4, 9) if base == "L2" else (2, 3)
+        assert lo <= scene["number_of_clutter_objects"] <= hi
+        assert ("lights" in scene) == (tier == "L5")
+        assert all(o["mesh"] != "Sphere" for o in scene["objects"] if "rotate" in o.get("cycles", {}))
+
+
+def test_cycle_types_balanced_within_split():
+    for tier, n in (("L1", 10), ("L3", 30)):
+        counts = Counter()
+        for index in range(n):
+            for group in plan_scene(Composition(tier), "val", index).cyclic:
+                counts.update(group)
+        assert len(set(counts.values())) == 1 and set(counts) == set(CYCLE_TYPES)
+
+
+def test_relations_agree_with_positions():
+    scene = _scene(tier="L4", index=2)
+    st = frame_states(scene)
+    for rel in ("left", "right", "front", "behind"):
+        d = np.asarray(scene["directions"][rel][:2])
+        for t in (0, 37, 159):
+            got = {tuple(p) for p in scene["relationships"][rel][str(t)]}
+            for i in range(len(st.meshes)):
+                for j in range(len(st.meshes)):
+                    if i != j:
+                        v = st.position[j, t, :2] - st.position[i, t, :2]
+                        assert ((i, j) in got) == (v @ d / np.linalg.norm(v) > 0.5)
+    # left is opposite right: j left of i iff i right of j
+    left = {tuple(p) for p in scene["relationships"]["left"]["5"]}
+    right = {tuple(p) for p in scene["relationships"]["right"]["5"]}
+    assert {(j, i) for i, j in left} == right
+
+
+def test_scene_json_is_byte_identical_per_seed_and_differs_across_seeds():
+    plan = plan_scene(Composition("L3"), "train", 4)
+    a, b = (dump_scene(generate_scene(SET, plan, 7).scene) for _ in range(2))
+    assert a == b
+    assert a != dump_scene(generate_scene(SET, plan, 8).scene)
+    assert json.loads(a)["relationships"]["above"] == {}
+
+
+def test_impossible_settings_fail_fast_with_reason():
+    tight = SceneSettings(minimum_distance=5.0)
+    with pytest.raises(ValueError, match="minimum_distance"):
+        check_feasible(tight, Composition("L2"))
+    with pytest.raises(ValueError, match="linear and orbit"):
+        parse_cycles("linear+orbit")
+
+
+def _args(tmp_path, *extra):
+    parser = argparse.ArgumentParser()
+    builder = CyclistBuilder()
+    builder.add_arguments(parser)
+    return builder, parser.parse_args(["--out", str(tmp_path), "--no-progress", *extra])
+
+
+def test_cli_build_shards_merge_to_single_build_and_refuse_other_config(tmp_path):
+    common = ["--tier", "L3", "--num-scenes", "5", "--frames", "16", "--fps", "8", "--size", "64x36"]
+    builder, args = _args(tmp_path / "single", *common)
+    assert builder.run(args) == 0
+    for k in range(2):
+        builder, args = _args(tmp_path / "merged", *common, "--shard", f"{k}/2")
+        assert builder.run(args) == 0
+    single = sorted((tmp_path / "single" / "scenes").iterdir())
+    merged = sorted((tmp_path / "merged" / "scenes").iterdir())
+    assert [p.name for p in single] == [p.name for p in merged]
+    assert all(a.read_bytes() == b.read_bytes() for a, b in zip(single, merged, strict=False))
+    manifest = json.loads((tmp_path / "merged" / "manifest.json").read_text())
+    assert manifest["counts"]["scenes"] == 5
+    assert len(list((tmp_path / "merged" / "videos").glob("*.mp4"))) == 5
+    builder, args = _args(tmp_path / "single", *common[:-2], "--size", "96x54")
+    with pytest.raises(ValueError, match="another configuration"):
+        builder.run(args)
+
+
+def test_demo_builds_tiny_l1(tmp_path):
+    (ds,) = CyclistBuilder().demo(tmp_path)
+    scenes = sorted((ds.data_dir / "scenes").glob("*.json"))
+    assert len(scenes) == 6 and len(list((ds.data_dir / "masks").glob("*.json"))) == 6
+
+
+def test_run_build_streams_without_renderer(tmp_path):
+    job = BuildJob(tmp_path, SceneSettings(number_of_frames=32), Composition("L2"), "val", 4, 0, None)
+    manifest = run_build(job, progress=False)
+    assert manifest["counts"]["scenes"] == 4 and not (tmp_path / "videos").exists()
