@@ -17,11 +17,13 @@ def write_video(
     codec: str = "libx264",
     crf: int = 18,
     pix_fmt: str = "yuv420p",
+    options: dict[str, str] | None = None,
 ) -> int:
     """Encode RGB uint8 frames (H, W, 3) to `path`; returns the number of frames written.
 
     Written to a temporary name and renamed, so a killed build never leaves a half-written video.
-    Width and height must be even for yuv420p (H.264's usual pixel format).
+    Width and height must be even for yuv420p (H.264's usual pixel format). `options` are extra encoder
+    options merged over the defaults (e.g. {"x264-params": "keyint=8"} for a keyframe every 8 frames).
     """
     import av  # local import: PyAV is only needed when writing
 
@@ -43,7 +45,9 @@ def write_video(
                 stream = container.add_stream(codec, rate=Fraction(fps).limit_denominator(1001))
                 stream.width, stream.height, stream.pix_fmt = w, h, pix_fmt
                 if codec == "libx264":
-                    stream.options = {"crf": str(crf), "preset": "veryfast"}
+                    stream.options = {"crf": str(crf), "preset": "veryfast", **(options or {})}
+                elif options:
+                    stream.options = dict(options)
             for packet in stream.encode(av.VideoFrame.from_ndarray(arr, format="rgb24")):
                 container.mux(packet)
             count += 1

@@ -1,0 +1,234 @@
+"""The on-disk frame cache: raw uint8 arrays behind a small JSON header, no pickle.
+
+One file per clip: b"HFC1", a 4-byte little-endian header length, the JSON header (shape, indices,
+timestamps, fps, source size, decoder), zero padding to a 64-byte boundary, then the raw pixels. Files
+are written to a temporary name and renamed (atomic), so readers in other processes see a whole entry
+or none. The cache is size-capped: hits touch the file's mtime and the oldest entries are evicted under
+an fcntl lock. Any OSError while writing (a full disk) disables writing for the rest of the process
+with one warning; the run goes on without it.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import hashlib
+import json
+import logging
+import os
+import time
+import uuid
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+
+from harness.frames.clip import DecodedClip
+from harness.frames.spec import FrameSpec
+from harness.media import VideoRef
+
+log = logging.getLogger(__name__)
+
+MAGIC = b"HFC1"
+SUFFIX = ".frames"
+FRAME_CACHE_VERSION = 1  # bump when the file format or the decoding pipeline's output changes
+_ALIGN = 64
+_RESCAN_S = 5.0
+_STALE_TMP_S = 3600.0
+
+
+def frame_cache_key(media_id: str, ref: VideoRef, spec: FrameSpec, decoder_version: str) -> str:
+    """Key of a decoded clip: media content identity + clip segments + frame spec + decoder version.
+
+    The path and label of `ref` are left out on purpose: a moved or relabelled file keeps its entries.
+    """
+    blob = json.dumps(
+        {
+            "v": FRAME_CACHE_VERSION,
+            "media": media_id,
+            "segments": ref.clip_key(),
+            "spec": spec.canonical(),
+            "decoder": decoder_version,
+        },
+        sort_keys=True,
+        separators=(",", ":"),
+    )
+    return hashlib.sha256(blob.encode()).hexdigest()[:40]
+
+
+class FrameCache:
+    """A size-capped directory of decoded clips shared safely by several processes."""
+
+    def __init__(self, root: Path | str, max_bytes: int = 20 * 2**30) -> None:
+        self.root = Path(root)
+        self.max_bytes = int(max_bytes)
+        self.disabled_reason: Optional[str] = None
+        self._estimate: Optional[int] = None
+        self._last_scan = 0.0
+
+    def path_for(self, key: str) -> Path:
+        """Where the entry for `key` lives."""
+        return self.root / key[:2] / f"{key}{SUFFIX}"
+
+    # reading
+    def get(self, key: str) -> Optional[DecodedClip]:
+        """The cached clip for `key` (marked from_cache) or None; a damaged entry is removed and missed."""
+        path = self.path_for(key)
+        try:
+            with open(path, "rb") as f:
+                clip = _read_entry(f)
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError) as exc:
+            log.warning("frame cache: dropping unreadable entry %s (%s)", path, exc)
+            _unlink_quietly(path)
+            return None
+        try:
+            os.utime(path, None)  # LRU: a hit makes the entry young
+        except OSError:
+            pass
+        return clip
+
+    # writing
+    def put(self, key: str, clip: DecodedClip) -> None:
+        """Store `clip` under `key` atomically; never raises for disk problems (disables writes instead)."""
+        if self.disabled_reason is not None:
+            return
+        path = self.path_for(key)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            size = _write_entry(tmp, clip)
+            os.replace(tmp, path)
+        except OSError as exc:
+            _unlink_quietly(tmp)
+            self._disable(exc)
+            return
+        if self._estimate is not None:
+            self._estimate += size
+        try:
+            self._maybe_evict()
+        except OSError as exc:
+            self._disable(exc)
+
+    def _disable(self, exc: OSError) -> None:
+        what = "disk full" if exc.errno in (errno.ENOSPC, errno.EDQUOT) else "write failed"
+        self.disabled_reason = f"{what} in {self.root}: {exc}"
+        log.warning(
+            "frame cache disabled for the rest of this run (%s); frames will be decoded without caching. "
+            "Free space or point --cache_dir elsewhere.",
+            self.disabled_reason,
+        )
+
+    # eviction
+    def _maybe_evict(self) -> None:
+        now = time.monotonic()
+        if (
+            self._estimate is not None
+            and self._estimate <= self.max_bytes
+            and now - self._last_scan < _RESCAN_S
+        ):
+            return
+        self.evict()
+
+    def evict(self) -> int:
+        """Delete least recently used entries until the total is under the cap; returns bytes freed."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        freed = 0
+        with open(self.root / ".lock", "a+b") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                entries, total = self._scan()
+                if total > self.max_bytes:
+                    entries.sort()
+                    for _mtime, size, path in entries:
+                        if total <= self.max_bytes:
+                            break
+                        if _unlink_quietly(path):
+                            total -= size
+                            freed += size
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+        self._estimate = total
+        self._last_scan = time.monotonic()
+        return freed
+
+    def _scan(self) -> tuple[list[tuple[float, int, Path]], int]:
+        entries: list[tuple[float, int, Path]] = []
+        total = 0
+        now = time.time()
+        for sub in os.scandir(self.root):
+            if not sub.is_dir(follow_symlinks=False):
+                continue
+            for e in os.scandir(sub.path):
+                try:
+                    st = e.stat(follow_symlinks=False)
+                except FileNotFoundError:
+                    continue
+                if e.name.endswith(SUFFIX) and not e.name.startswith("."):
+                    entries.append((st.st_mtime, st.st_size, Path(e.path)))
+                    total += st.st_size
+                elif e.name.endswith(".tmp") and now - st.st_mtime > _STALE_TMP_S:
+                    _unlink_quietly(Path(e.path))  # left by a killed writer
+        return entries, total
+
+    def total_bytes(self) -> int:
+        """Bytes currently held by entries (a fresh scan)."""
+        if not self.root.exists():
+            return 0
+        return self._scan()[1]
+
+
+def _header(clip: DecodedClip) -> bytes:
+    meta = {
+        "shape": list(clip.frames.shape),
+        "indices": [int(i) for i in clip.indices],
+        "timestamps": [float(t) for t in clip.timestamps],
+        "fps": float(clip.fps),
+        "source_size": [int(v) for v in clip.source_size],
+        "decoder": clip.decoder,
+    }
+    return json.dumps(meta, separators=(",", ":")).encode()
+
+
+def _write_entry(tmp: Path, clip: DecodedClip) -> int:
+    frames = np.ascontiguousarray(clip.frames, dtype=np.uint8)
+    header = _header(clip)
+    head = MAGIC + len(header).to_bytes(4, "little") + header
+    head += b"\0" * (-len(head) % _ALIGN)
+    with open(tmp, "wb") as f:
+        f.write(head)
+        f.write(memoryview(frames.reshape(-1)))
+    return len(head) + frames.nbytes
+
+
+def _read_entry(f) -> DecodedClip:
+    start = f.read(8)
+    if len(start) < 8 or start[:4] != MAGIC:
+        raise ValueError("not a frame cache entry")
+    hlen = int.from_bytes(start[4:8], "little")
+    meta = json.loads(f.read(hlen))
+    offset = 8 + hlen
+    f.seek(offset + (-offset % _ALIGN))
+    shape = tuple(int(v) for v in meta["shape"])
+    count = int(np.prod(shape))
+    frames = np.fromfile(f, dtype=np.uint8, count=count)
+    if frames.size != count:
+        raise ValueError(f"entry holds {frames.size} of {count} bytes")
+    return DecodedClip(
+        frames=frames.reshape(shape),
+        indices=[int(i) for i in meta["indices"]],
+        timestamps=[float(t) for t in meta["timestamps"]],
+        fps=float(meta["fps"]),
+        source_size=(int(meta["source_size"][0]), int(meta["source_size"][1])),
+        decoder=str(meta["decoder"]),
+        from_cache=True,
+    )
+
+
+def _unlink_quietly(path: Path) -> bool:
+    try:
+        path.unlink()
+    except OSError:
+        return False
+    return True

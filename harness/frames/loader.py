@@ -1,0 +1,140 @@
+"""load_clip: a video reference and a frame spec -> decoded frames, through the frame cache.
+
+clip = ref.source_indices(N, fps); positions = sample_indices(len(clip), spec, fps); the frames used are
+clip[p] for each position (virtual clips may repeat or reverse them). Each distinct source frame is
+decoded once, at the target size, then the clip is assembled in order.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Optional
+
+import numpy as np
+
+from harness.frames.cache import FrameCache, frame_cache_key
+from harness.frames.clip import DecodedClip
+from harness.frames.decord_decoder import decode_decord, decord_available
+from harness.frames.errors import MediaError
+from harness.frames.probe import VideoIndex, index_video
+from harness.frames.pyav_decoder import decode_pyav
+from harness.frames.sampler import sample_indices
+from harness.frames.scaling import target_size
+from harness.frames.spec import FrameSpec
+from harness.media import VideoRef, media_identity
+
+log = logging.getLogger(__name__)
+
+
+def decoder_versions() -> dict[str, str]:
+    """Installed decoders and their versions, e.g. {"pyav": "pyav-18.1.0", "decord": "decord-0.6.0"}."""
+    import av
+
+    out = {"pyav": f"pyav-{av.__version__}"}
+    if decord_available():
+        import decord
+
+        out["decord"] = f"decord-{decord.__version__}"
+    return out
+
+
+def decoder_version_for(spec: FrameSpec) -> str:
+    """The decoder version string that goes into cache keys for `spec` (auto names every candidate)."""
+    versions = decoder_versions()
+    if spec.decoder == "auto":
+        return "auto:" + ",".join(versions[k] for k in sorted(versions))
+    if spec.decoder not in versions:
+        raise RuntimeError(
+            f"frame spec asks for decoder '{spec.decoder}', which is not installed; "
+            f"install it (pip install {spec.decoder}) or set decoder: auto"
+        )
+    return versions[spec.decoder]
+
+
+def choose_engine(spec: FrameSpec, index: VideoIndex) -> str:
+    """Which decoder runs first for `spec` on this video ('pyav' or 'decord').
+
+    auto: the planned PyAV path for H.264 in MP4 with a clean timestamp index (it skips
+    non-reference frames and seeks to keyframes, measured faster than decord's get_batch; see
+    docs/frames.md); decord for everything else when installed, PyAV otherwise.
+    """
+    if spec.decoder != "auto":
+        return spec.decoder
+    if index.nal_length_size and index.pts_to_index:
+        return "pyav"
+    return "decord" if decord_available() else "pyav"
+
+
+def _decode(
+    engine: str, path: str, index: VideoIndex, wanted: list[int], size: tuple[int, int]
+) -> np.ndarray:
+    if engine == "decord":
+        return decode_decord(path, index.info.num_frames, wanted, size)
+    return decode_pyav(path, index, wanted, size)
+
+
+def decode_frames(
+    path: str, index: VideoIndex, wanted: list[int], size: tuple[int, int], spec: FrameSpec
+) -> tuple[np.ndarray, str]:
+    """Decode sorted distinct `wanted` frames with the chosen engine, falling back to PyAV in auto mode."""
+    versions = decoder_versions()
+    if spec.decoder == "decord" and "decord" not in versions:
+        raise RuntimeError(
+            "frame spec asks for decoder 'decord', which is not installed; "
+            "install it (pip install decord) or set decoder: auto / pyav"
+        )
+    engine = choose_engine(spec, index)
+    try:
+        return _decode(engine, path, index, wanted, size), versions[engine]
+    except MediaError as exc:
+        if spec.decoder != "auto" or engine == "pyav":
+            raise
+        log.warning("decord failed on %s (%s); falling back to PyAV", path, exc.detail or exc.reason)
+    return _decode("pyav", path, index, wanted, size), versions["pyav"]
+
+
+def load_clip(ref: VideoRef, spec: FrameSpec, cache: Optional[FrameCache] = None) -> DecodedClip:
+    """Decode the frames `spec` picks from `ref` (a file or a virtual clip), using `cache` when given.
+
+    Raises MediaError (naming the file and a reason tag) for a missing, empty, truncated, corrupt or
+    undecodable video, or for segments that select no frame of it.
+    """
+    path = ref.path
+    index = index_video(path)
+    info = index.info
+    clip = ref.source_indices(info.num_frames, info.fps)
+    if not clip:
+        raise MediaError(
+            path, "empty_clip", f"segments {ref.clip_key()} select none of {info.num_frames} frames"
+        )
+    positions = sample_indices(len(clip), spec, info.fps)
+    source = [clip[p] for p in positions]
+    timestamps = [p / info.fps if info.fps else 0.0 for p in positions]
+    key = None
+    if cache is not None:
+        key = frame_cache_key(media_identity(path), ref, spec, decoder_version_for(spec))
+        hit = cache.get(key)
+        if hit is not None:
+            log.debug("frames %s: cache hit, indices %s", path, hit.indices)
+            return hit
+    wanted = sorted(set(source))
+    size = target_size(info.width, info.height, spec)
+    decoded, decoder = decode_frames(path, index, wanted, size, spec)
+    if source == wanted:
+        frames = decoded
+    else:
+        row = {t: r for r, t in enumerate(wanted)}
+        frames = decoded[[row[s] for s in source]]
+    result = DecodedClip(
+        frames=frames,
+        indices=source,
+        timestamps=timestamps,
+        fps=info.fps,
+        source_size=(info.width, info.height),
+        decoder=decoder,
+        from_cache=False,
+    )
+    log.debug("frames %s: decoded with %s, indices %s", path, decoder, source)
+    if cache is not None and key is not None:
+        cache.put(key, result)
+    return result

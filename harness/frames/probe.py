@@ -1,0 +1,181 @@
+"""Probing a video: frame count, rate, size, codec and a packet index (timestamps, keyframes).
+
+The index comes from demuxing without decoding (cheap), like decord's, so frame i is the i-th frame in
+presentation order for both decoders. Results are memoised per file version (path, size, mtime, inode).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harness.frames.errors import MediaError
+
+
+@dataclass(frozen=True)
+class VideoInfo:
+    """What a video is: frames, rate, size, duration (num_frames / fps, seconds) and codec name."""
+
+    num_frames: int
+    fps: float
+    width: int
+    height: int
+    duration: float
+    codec: str
+
+
+@dataclass(frozen=True)
+class VideoIndex:
+    """The probe plus the per-frame packet index the PyAV decoder plans with (internal)."""
+
+    info: VideoInfo
+    pts: tuple[int, ...]  # presentation timestamps of frames 0..N-1, stream time base
+    keyframes: tuple[int, ...]  # frame indices of keyframes, ascending
+    time_base: float
+    start_pts: int
+    nal_length_size: int = 0  # H.264 AVCC length-prefix size, 0 when not AVCC H.264
+    pts_to_index: dict[int, int] = field(default_factory=dict, compare=False, repr=False)
+
+    def timestamp(self, index: int) -> float:
+        """Seconds from the start of the stream to frame `index`."""
+        return (self.pts[index] - self.start_pts) * self.time_base
+
+
+_memo: dict[tuple, VideoIndex] = {}
+_memo_lock = threading.Lock()
+_MEMO_MAX = 512
+
+
+def check_file(path: str | os.PathLike) -> os.stat_result:
+    """Stat `path`, raising MediaError 'missing' / 'empty' (and 'truncated' for a cut-off MP4)."""
+    p = Path(path)
+    try:
+        st = p.stat()
+    except FileNotFoundError:
+        raise MediaError(p, "missing", "no such file") from None
+    except OSError as exc:
+        raise MediaError(p, "missing", str(exc)) from None
+    if st.st_size == 0:
+        raise MediaError(p, "empty", "zero bytes")
+    return st
+
+
+def _mp4_cut_off(path: Path, size: int) -> bool:
+    """True when the file looks like ISO-BMFF (MP4/MOV) and a top-level box runs past its end."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(8)
+            if len(head) < 8 or head[4:8] not in (b"ftyp", b"moov", b"mdat", b"free", b"wide"):
+                return False
+            pos = 0
+            while pos + 8 <= size:
+                f.seek(pos)
+                hdr = f.read(16)
+                box = int.from_bytes(hdr[:4], "big")
+                if box == 1 and len(hdr) >= 16:
+                    box = int.from_bytes(hdr[8:16], "big")
+                elif box == 0:  # box extends to end of file
+                    return False
+                if box < 8:
+                    return False
+                pos += box
+            return pos > size
+    except OSError:
+        return False
+
+
+def _open_error(path: Path, size: int, exc: Exception) -> MediaError:
+    if _mp4_cut_off(path, size):
+        return MediaError(path, "truncated", str(exc))
+    return MediaError(path, "corrupt", str(exc))
+
+
+def _nal_length_size(codec_name: str, extradata: bytes | None) -> int:
+    if codec_name == "h264" and extradata and len(extradata) >= 5 and extradata[0] == 1:
+        return (extradata[4] & 3) + 1
+    return 0
+
+
+def index_video(path: str | os.PathLike) -> VideoIndex:
+    """Probe `path` and index its video packets (memoised); raises MediaError for unreadable files."""
+    import av
+
+    p = Path(path)
+    st = check_file(p)
+    key = (str(p.resolve()), st.st_size, st.st_mtime_ns, st.st_ino)
+    with _memo_lock:
+        hit = _memo.get(key)
+    if hit is not None:
+        return hit
+    try:
+        container = av.open(str(p))
+    except av.error.FFmpegError as exc:
+        raise _open_error(p, st.st_size, exc) from None
+    try:
+        if not container.streams.video:
+            raise MediaError(p, "no_video_stream", f"streams: {[s.type for s in container.streams]}")
+        stream = container.streams.video[0]
+        ctx = stream.codec_context
+        if ctx is None:
+            raise MediaError(p, "unsupported_codec", "FFmpeg has no decoder for its video codec")
+        pts_list: list[int] = []
+        keys: list[int] = []
+        try:
+            for pkt in container.demux(stream):
+                if pkt.size == 0:
+                    continue
+                pts = pkt.pts if pkt.pts is not None else pkt.dts
+                if pts is None:
+                    continue
+                pts_list.append(pts)
+                if pkt.is_keyframe:
+                    keys.append(pts)
+        except av.error.FFmpegError as exc:
+            raise _open_error(p, st.st_size, exc) from None
+        if not pts_list:
+            raise _open_error(p, st.st_size, ValueError("no video frames"))
+        pts_list.sort()
+        order = {pts: i for i, pts in enumerate(pts_list)}
+        rate = stream.average_rate or stream.guessed_rate or stream.base_rate
+        time_base = float(stream.time_base) if stream.time_base else 0.0
+        n = len(pts_list)
+        if rate:
+            fps = float(rate)
+        elif n > 1 and time_base:
+            fps = (n - 1) / ((pts_list[-1] - pts_list[0]) * time_base)
+        else:
+            fps = 0.0
+        info = VideoInfo(
+            num_frames=n,
+            fps=fps,
+            width=int(ctx.width),
+            height=int(ctx.height),
+            duration=n / fps if fps else 0.0,
+            codec=str(ctx.name),
+        )
+        extradata = bytes(ctx.extradata) if ctx.extradata else None
+        index = VideoIndex(
+            info=info,
+            pts=tuple(pts_list),
+            keyframes=tuple(sorted(order[k] for k in set(keys) if k in order)),
+            time_base=time_base,
+            start_pts=pts_list[0],
+            nal_length_size=_nal_length_size(info.codec, extradata),
+            pts_to_index=order if len(order) == n else {},
+        )
+    finally:
+        container.close()
+    if info.width <= 0 or info.height <= 0:
+        raise MediaError(p, "corrupt", f"video stream has no size ({info.width}x{info.height})")
+    with _memo_lock:
+        if len(_memo) >= _MEMO_MAX:
+            _memo.clear()
+        _memo[key] = index
+    return index
+
+
+def probe_video(path: str | os.PathLike) -> VideoInfo:
+    """Frame count, fps, width, height, duration and codec of `path`; MediaError when unreadable."""
+    return index_video(path).info

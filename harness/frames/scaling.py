@@ -1,0 +1,78 @@
+"""Output size and the one colour-conversion path both decoders share.
+
+decord converts with an FFmpeg filter graph `scale=W:H` (bilinear swscale) to rgb24. PyAV's
+`VideoFrame.reformat` uses different swscale settings and differs by up to ~20 levels after scaling, so
+the PyAV decoder pushes frames through the same filter graph (`scale=W:H:flags=bilinear,format=rgb24`),
+which is bit-identical to decord's output (see docs/frames.md). Scaling happens on sampled frames only.
+"""
+
+from __future__ import annotations
+
+import os
+from fractions import Fraction
+from typing import Optional
+
+import numpy as np
+
+from harness.frames.spec import FrameSpec
+
+
+def target_size(width: int, height: int, spec: FrameSpec) -> tuple[int, int]:
+    """(w, h) after `max_side` / `max_height`: aspect kept, never upscaled, each side at least 1."""
+    scale = 1.0
+    if spec.max_side:
+        scale = min(scale, spec.max_side / max(width, height))
+    if spec.max_height:
+        scale = min(scale, spec.max_height / height)
+    if scale >= 1.0:
+        return width, height
+    return max(1, int(round(width * scale))), max(1, int(round(height * scale)))
+
+
+def scale_threads(width: int, height: int) -> int:
+    """swscale slice threads: several for HD frames (bit-exact, measured), one for small ones."""
+    if width * height < 640 * 360:
+        return 1
+    return max(1, min(4, os.cpu_count() or 1))
+
+
+class RgbConverter:
+    """Converts decoded PyAV frames to (h, w, 3) uint8 RGB at the target size through a filter graph."""
+
+    def __init__(self, out_width: int, out_height: int) -> None:
+        self.out_width = out_width
+        self.out_height = out_height
+        self._graph = None
+        self._src_fmt: Optional[tuple] = None
+
+    def _build(self, frame) -> None:
+        import av
+
+        graph = av.filter.Graph()
+        src = graph.add_buffer(
+            width=frame.width,
+            height=frame.height,
+            format=frame.format.name,
+            time_base=frame.time_base or Fraction(1, 1000),
+        )
+        threads = scale_threads(frame.width, frame.height)
+        scale = graph.add("scale", f"{self.out_width}:{self.out_height}:flags=bilinear:threads={threads}")
+        fmt = graph.add("format", "rgb24")
+        sink = graph.add("buffersink")
+        src.link_to(scale)
+        scale.link_to(fmt)
+        fmt.link_to(sink)
+        graph.configure()
+        self._graph = graph
+        self._src_fmt = (frame.width, frame.height, frame.format.name)
+
+    def convert(self, frame, out: Optional[np.ndarray] = None) -> np.ndarray:
+        """RGB pixels of `frame` at the target size, written into `out` when given."""
+        if self._src_fmt != (frame.width, frame.height, frame.format.name):
+            self._build(frame)
+        self._graph.push(frame)
+        rgb = self._graph.pull().to_ndarray()
+        if out is None:
+            return rgb
+        out[...] = rgb
+        return out
