@@ -128,7 +128,8 @@ class Task:
         elif ds.source:
             docs = _load_hub(ds.source, split, self.name)
         else:
-            raise DataError(f"task '{self.name}': no dataset source; set dataset.source or pass --data DIR")
+            hint = f"; {ds.build_hint}" if ds.build_hint else ""
+            raise DataError(f"task '{self.name}': no dataset given: pass --data DIR (a local dataset root){hint}")
         seen: set[str] = set()
         out = []
         for i, doc in enumerate(docs):
