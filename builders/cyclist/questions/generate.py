@@ -1,0 +1,144 @@
+"""Generate CycliST questions for a set of scenes, in the public release's questions JSON format.
+
+`generate_questions` reads scene JSON files (or dicts), skips and counts scenes that do not match the
+schema (each reported by name and field), tries every template of the chosen families once per scene
+in a seeded random order, and returns `{info, questions}` where every question carries the release's
+fields plus family, quantifier, category, tier, answer type and scene name.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from builders.cyclist.questions.instantiate import AnswerBalancer, instantiate
+from builders.cyclist.questions.state import SceneSchemaError, SceneState
+from builders.cyclist.questions.templates import FAMILIES, Template, load_templates
+from builders.cyclist.questions.text import render
+
+log = logging.getLogger(__name__)
+
+SceneInput = str | Path | dict[str, Any]
+
+
+def iter_scenes(sources: SceneInput | Iterable[SceneInput]) -> Iterator[tuple[str, Any]]:
+    """(name, scene dict or SceneSchemaError) for each scene: a folder yields its *.json files sorted by
+    name, a file its scene, a dict itself (named by its video file or position)."""
+    if isinstance(sources, (str, Path, dict)):
+        sources = [sources]
+    for pos, src in enumerate(sources):
+        if isinstance(src, dict):
+            yield str(src.get("video_file") or src.get("scene_config_file") or f"scene[{pos}]"), src
+            continue
+        path = Path(src)
+        if path.is_dir():
+            for file in sorted(path.glob("*.json")):
+                yield from _read_file(file)
+        else:
+            yield from _read_file(path)
+
+
+def _read_file(path: Path) -> Iterator[tuple[str, Any]]:
+    try:
+        yield path.name, json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        yield path.name, SceneSchemaError(path.name, "<file>", f"cannot read JSON ({exc})")
+
+
+def select_templates(
+    families: Iterable[str] | None, templates: list[Template] | None = None
+) -> list[Template]:
+    """The templates of the named families (all twelve when None); unknown names raise ValueError."""
+    templates = load_templates() if templates is None else templates
+    if families is None:
+        return templates
+    wanted = list(families)
+    known = sorted({t.family for t in templates} | set(FAMILIES))
+    unknown = [f for f in wanted if f not in known]
+    if unknown:
+        raise ValueError(f"unknown question families {unknown}; known families: {known}")
+    return [t for t in templates if t.family in wanted]
+
+
+def _question(
+    t: Template, state: SceneState, program: list[dict], text: str, answer: Any, index: int
+) -> dict:
+    return {
+        "split": state.split,
+        "video_filename": state.video_filename,
+        "video_index": state.video_index,
+        "video": state.video_filename.rsplit(".", 1)[0],
+        "question": text,
+        "program": program,
+        "answer": answer,
+        "template_filename": t.filename,
+        "question_family_index": t.index,
+        "question_index": index,
+        "family": t.family,
+        "quantifier": t.quantifier,
+        "category": t.category,
+        "tier": state.tier,
+        "answer_type": t.answer_type,
+        "scene": state.name,
+    }
+
+
+def generate_questions(
+    scene_paths_or_dicts: SceneInput | Iterable[SceneInput],
+    *,
+    families: Iterable[str] | None = None,
+    seed: int = 0,
+    templates: list[Template] | None = None,
+    reset_every: int = 250,
+    budget: int = 400,
+) -> dict[str, Any]:
+    """Questions for every scene, deterministic for a given seed and scene order.
+
+    `families` restricts to some of the twelve families; `templates` replaces the built-in ones
+    (see templates.load_templates); `reset_every` is CLEVR's balancing window in scenes; `budget`
+    bounds the evaluations spent per template per scene.
+    """
+    chosen = select_templates(families, templates)
+    rng = random.Random(seed)
+    balancer = AnswerBalancer(reset_every)
+    questions: list[dict] = []
+    skipped: list[dict] = []
+    splits: set[str] = set()
+    scenes = 0
+    for name, scene in iter_scenes(scene_paths_or_dicts):
+        try:
+            if isinstance(scene, SceneSchemaError):
+                raise scene
+            state = SceneState(scene, name)
+        except SceneSchemaError as exc:
+            log.warning("skipping scene: %s", exc)
+            skipped.append({"scene": exc.scene, "field": exc.field, "error": exc.problem})
+            continue
+        scenes += 1
+        splits.add(state.split)
+        balancer.new_scene()
+        order = list(chosen)
+        rng.shuffle(order)
+        for t in order:
+            inst = instantiate(t, state, rng, balancer, budget)
+            if inst is None:
+                continue
+            text = render(rng.choice(t.text), inst.values, t.params, rng)
+            questions.append(_question(t, state, inst.program, text, inst.answer, len(questions)))
+    info = {
+        "version": "1.0",
+        "generator": "builders.cyclist.questions",
+        "seed": seed,
+        "split": splits.pop() if len(splits) == 1 else sorted(splits),
+        "families": sorted({t.family for t in chosen}),
+        "num_scenes": scenes,
+        "num_questions": len(questions),
+        "num_skipped": len(skipped),
+        "skipped": skipped,
+        "answer_counts": balancer.totals,
+    }
+    return {"info": info, "questions": questions}

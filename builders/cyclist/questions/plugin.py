@@ -1,0 +1,119 @@
+"""The `cyclist-questions` builder command: questions (and optional scene-understanding ground truth)
+from a folder of CycliST scene JSON files, ours or the public release's."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from harness.builder import Builder
+from harness.hookspecs import hookimpl
+
+from .templates import FAMILIES
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    """Write JSON through a temporary file in the same folder, so a killed run leaves no half file."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump(data, f)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+class CyclistQuestionsBuilder(Builder):
+    """Template questions with temporal quantifiers for existing CycliST scenes (paper 000, Sec. 3)."""
+
+    name = "cyclist-questions"
+    description = "CycliST questions (12 families, temporal quantifiers) from scene JSON files"
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
+        """--scenes DIR --out FILE [--families ...] [--seed S] [--templates DIR] [--ground-truth FILE]."""
+        parser.add_argument(
+            "--scenes", type=Path, required=True, help="folder of scene JSON files (or one file)"
+        )
+        parser.add_argument("--out", type=Path, required=True, help="questions JSON file to write")
+        parser.add_argument(
+            "--families", nargs="+", default=None, choices=list(FAMILIES), help="default: all twelve"
+        )
+        parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument(
+            "--templates", type=Path, default=None, help="folder of template files (default: built-in)"
+        )
+        parser.add_argument(
+            "--ground-truth", type=Path, default=None, help="also write per-scene ground truth here"
+        )
+
+    def run(self, args: argparse.Namespace) -> int:
+        """Generate and write the questions; 0 on success, 1 when no scene could be read."""
+        result = run_questions(
+            args.scenes, args.out, families=args.families, seed=args.seed, templates=args.templates
+        )
+        info = result["info"]
+        if args.ground_truth is not None:
+            write_ground_truth(args.scenes, args.ground_truth)
+        print(
+            f"cyclist-questions: {info['num_questions']} questions for {info['num_scenes']} scenes -> {args.out}"
+            + (
+                f" ({info['num_skipped']} scene files skipped, see info.skipped)"
+                if info["num_skipped"]
+                else ""
+            )
+        )
+        return 0 if info["num_scenes"] > 0 else 1
+
+
+def run_questions(
+    scenes: Path,
+    out: Path,
+    *,
+    families: list[str] | None = None,
+    seed: int = 0,
+    templates: Path | None = None,
+) -> dict:
+    """Generate questions for a scene folder and write them to `out` (the scene builder calls this)."""
+    from .generate import generate_questions
+    from .templates import load_templates
+
+    if not Path(scenes).exists():
+        raise FileNotFoundError(f"--scenes {scenes}: no such file or folder")
+    loaded = load_templates(templates) if templates is not None else None
+    result = generate_questions(scenes, families=families, seed=seed, templates=loaded)
+    write_json_atomic(out, result)
+    return result
+
+
+def write_ground_truth(scenes: Path, out: Path) -> None:
+    """Write {scenes: [scene_ground_truth...], skipped: [...]} for a scene folder."""
+    from .generate import iter_scenes
+    from .ground_truth import scene_ground_truth
+    from .state import SceneSchemaError, SceneState
+
+    records, skipped = [], []
+    for name, scene in iter_scenes(scenes):
+        try:
+            if isinstance(scene, SceneSchemaError):
+                raise scene
+            records.append(scene_ground_truth(SceneState(scene, name)))
+        except SceneSchemaError as exc:
+            skipped.append({"scene": exc.scene, "field": exc.field, "error": exc.problem})
+    write_json_atomic(out, {"scenes": records, "skipped": skipped})
+
+
+@hookimpl
+def register_builders(register) -> None:
+    """The `cyclist-questions` command (lazy reference)."""
+    register(
+        "cyclist-questions",
+        "builders.cyclist.questions.plugin:CyclistQuestionsBuilder",
+        CyclistQuestionsBuilder.description,
+    )
