@@ -1,6 +1,6 @@
 """`python -m harness build NAME ...` and `python -m harness diagnose NAME ...`: run a registered builder.
 
-`diagnose NAME` runs the builder registered as `diagnose-NAME`.
+`diagnose NAME` runs the builder part registered as `NAME.diagnose` (or `diagnose-NAME`).
 """
 
 from __future__ import annotations
@@ -15,14 +15,17 @@ from harness.plugins import load_plugins
 
 def main(argv: list[str], command: str = "build") -> int:
     state = load_plugins()
-    builders = [e for e in state.registry.entries("builder") if "." not in e.name]
     if not argv or argv[0] in ("-h", "--help"):
         print(f"usage: python -m harness {command} NAME [flags]\n\n{command} commands:")
-        for e in builders:
-            if (command == "diagnose") == e.name.startswith("diagnose-"):
-                print(f"  {e.name.removeprefix('diagnose-'):24} {e.description}")
+        for e in state.registry.entries("builder"):
+            if command == "build" and "." not in e.name and not e.name.startswith("diagnose-"):
+                print(f"  {e.name:24} {e.description}")
+            elif command == "diagnose" and (e.name.endswith(".diagnose") or e.name.startswith("diagnose-")):
+                print(f"  {e.name.removesuffix('.diagnose').removeprefix('diagnose-'):24} {e.description}")
         return 0 if argv else EXIT_USAGE
-    name = argv[0] if command == "build" else f"diagnose-{argv[0]}"
+    name = argv[0]
+    if command == "diagnose":
+        name = f"{argv[0]}.diagnose" if state.registry.has("builder", f"{argv[0]}.diagnose") else f"diagnose-{argv[0]}"
     entry = state.registry.get("builder", name)
     builder: Builder = entry.load()()
     parser = argparse.ArgumentParser(
