@@ -46,8 +46,10 @@ def render(rows, failures, fast: bool) -> str:
         "| --- | --- | --- | --- | --- | --- |",
     ]
     for name, r in rows:
-        lines.append(f"| {name} | {r['figure']} | {r['ours']:.4g} {r.get('unit', '')} | {r['baseline']:.4g} | "
-                     f"{r['ratio']:.2f} | {r.get('target', '')} |")
+        lines.append(
+            f"| {name} | {r['figure']} | {r['ours']:.4g} {r.get('unit', '')} | {r['baseline']:.4g} | "
+            f"{r['ratio']:.2f} | {r.get('target', '')} |"
+        )
     for name, err in failures:
         lines.append(f"| {name} | FAILED: {err.splitlines()[0]} | | | | |")
     return "\n".join(lines) + "\n"
@@ -56,7 +58,9 @@ def render(rows, failures, fast: bool) -> str:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     p.add_argument("names", nargs="*", help="scripts to run (default: all), e.g. bench_core")
-    p.add_argument("--fast", action="store_true", help="tiny inputs: checks the scripts run, figures meaningless")
+    p.add_argument(
+        "--fast", action="store_true", help="tiny inputs: checks the scripts run, figures meaningless"
+    )
     p.add_argument("--out", type=Path, default=HERE / "RESULTS.md")
     args = p.parse_args(argv)
     names = args.names or scripts()

@@ -37,8 +37,15 @@ def startup(fast: bool) -> dict:
     reps = 2 if fast else 7
     ours = _wall([sys.executable, "-m", "harness", "ls", "tasks"], reps)
     bare = _wall([sys.executable, "-c", "pass"], reps)
-    return {"figure": "start-up: `harness ls tasks` wall (s)", "ours": ours, "baseline": 1.5, "ratio": 1.5 / ours,
-            "unit": "s", "target": "< 1.5 s (ratio > 1)", "context": f"bare interpreter {bare:.3f} s"}
+    return {
+        "figure": "start-up: `harness ls tasks` wall (s)",
+        "ours": ours,
+        "baseline": 1.5,
+        "ratio": 1.5 / ours,
+        "unit": "s",
+        "target": "< 1.5 s (ratio > 1)",
+        "context": f"bare interpreter {bare:.3f} s",
+    }
 
 
 def throughput(fast: bool) -> dict:
@@ -55,7 +62,9 @@ def throughput(fast: bool) -> dict:
         make_dataset(tmp / "data" / "colors", n_test=n_videos, n_train=2, frames=8, size=(32, 32))
         state = load_plugins(include_paths=[PLUGIN / "harness_colors" / "tasks"], use_entry_points=False)
         state.registry.add(load_plugins(env={"HARNESS_PLUGINS": "baselines"}).registry.get("model", "oracle"))
-        cfg = RunConfig(tasks=["colors_qa"], model="oracle", data=tmp / "data", cache_dir=tmp / "cache", progress=False)
+        cfg = RunConfig(
+            tasks=["colors_qa"], model="oracle", data=tmp / "data", cache_dir=tmp / "cache", progress=False
+        )
         run(cfg, state)  # warm the caches
         t = time.perf_counter()
         out = run(cfg, state)
@@ -67,9 +76,15 @@ def throughput(fast: bool) -> dict:
         [json.loads(v) for (v,) in rows]
         floor = time.perf_counter() - t
     ours = n / elapsed
-    return {"figure": "evaluator throughput, oracle, warm caches (samples/s)", "ours": ours, "baseline": 300.0,
-            "ratio": ours / 300.0, "unit": "samples/s", "target": ">= 300 samples/s (ratio >= 1)",
-            "context": f"{n} samples; raw SQLite read of the same responses {n / floor:.0f} samples/s"}
+    return {
+        "figure": "evaluator throughput, oracle, warm caches (samples/s)",
+        "ours": ours,
+        "baseline": 300.0,
+        "ratio": ours / 300.0,
+        "unit": "samples/s",
+        "target": ">= 300 samples/s (ratio >= 1)",
+        "context": f"{n} samples; raw SQLite read of the same responses {n / floor:.0f} samples/s",
+    }
 
 
 def run(fast: bool = False) -> list[dict]:
@@ -78,5 +93,7 @@ def run(fast: bool = False) -> list[dict]:
 
 if __name__ == "__main__":
     for row in run(fast="--fast" in sys.argv):
-        print(f"{row['figure']}: ours {row['ours']:.3f} {row['unit']}, baseline {row['baseline']:.3f}, "
-              f"ratio {row['ratio']:.2f} ({row['target']}); {row['context']}")
+        print(
+            f"{row['figure']}: ours {row['ours']:.3f} {row['unit']}, baseline {row['baseline']:.3f}, "
+            f"ratio {row['ratio']:.2f} ({row['target']}); {row['context']}"
+        )

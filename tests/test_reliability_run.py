@@ -1,0 +1,120 @@
+"""Reliability of whole runs: bad media of every kind, a hook that raises, determinism across processes."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from conftest import PLUGIN_PKG, harness_env, run_harness
+
+from harness.errors import StrictModeError
+from harness.plugins import load_plugins
+from harness.results import read_samples
+from harness.run_config import RunConfig
+from harness.runner import run
+
+TASKS_DIR = PLUGIN_PKG / "harness_colors" / "tasks"
+
+
+def _break_videos(videos):
+    """Five broken videos, one per kind of damage; returns {file name: expected reason word}."""
+    good = (videos / "test_000.mp4").read_bytes()
+    (videos / "test_001.mp4").write_bytes(good[: len(good) // 2])  # truncated
+    (videos / "test_002.mp4").write_bytes(b"")  # zero bytes
+    (videos / "test_003.mp4").write_text("GIF89a this is an image, not a video\n" * 30)  # wrong extension
+    at = good.find(b"avc1", good.find(b"stsd"))
+    (videos / "test_004.mp4").write_bytes(good[:at] + b"zzzz" + good[at + 4 :])  # unsupported codec
+    (videos / "test_005.mp4").unlink()  # missing
+    return {
+        "test_001.mp4": "truncated",
+        "test_002.mp4": "empty",
+        "test_003.mp4": "corrupt",
+        "test_004.mp4": "unsupported_codec",
+        "test_005.mp4": "not found",
+    }
+
+
+def test_bad_media_become_counted_errors_and_the_rest_is_scored(tmp_path, colors_root, with_plugin):
+    root = tmp_path / "data"
+    shutil.copytree(colors_root, root)
+    expected = _break_videos(root / "colors" / "videos")
+    cfg = RunConfig(
+        tasks=["colors_qa"],
+        model="oracle",
+        data=root,
+        output_path=tmp_path / "out",
+        log_samples=True,
+        cache_dir=tmp_path / "cache",
+        progress=False,
+    )
+    out = run(cfg, load_plugins())
+    res = out.results["results"]["colors_qa"]
+    assert res["errors"] == {"media": 10} and res["n_scored"] == 14
+    assert res["metrics"]["accuracy"] == {**res["metrics"]["accuracy"], "value": 1.0, "n": 14}
+    errors = {
+        r["doc"]["video"].split("/")[-1]: r["error"]["message"]
+        for r in read_samples(out.samples_paths["colors_qa"])
+        if r["error"]
+    }
+    assert set(errors) == set(expected)
+    for name, reason in expected.items():
+        assert name in errors[name] and reason in errors[name], errors[name]
+
+
+def test_a_hook_raising_on_one_sample_is_counted_and_strict_stops(tmp_path, colors_root):
+    folder = tmp_path / "tasks"
+    shutil.copytree(TASKS_DIR, folder)
+    hooks = folder / "hooks.py"
+    hooks.write_text(
+        hooks.read_text() + "\n\n_orig = parse\n\ndef parse(response, doc):\n"
+        "    if doc['doc_id'] == 'test-3-dir':\n        raise KeyError('boom in a hook')\n"
+        "    return _orig(response, doc)\n"
+    )
+    state = load_plugins(include_paths=[folder])
+    cfg = RunConfig(
+        tasks=["colors_qa"], model="oracle", data=colors_root, cache_dir=tmp_path / "c", progress=False
+    )
+    res = run(cfg, state).results["results"]["colors_qa"]
+    assert res["errors"] == {"parse": 1} and res["metrics"]["accuracy"]["value"] == 1.0
+    cfg.strict = True
+    with pytest.raises(StrictModeError, match="test-3-dir.*boom in a hook"):
+        run(cfg, state)
+
+
+def test_same_command_twice_is_byte_identical(tmp_path, colors_root, plugin_site):
+    env = harness_env(plugin_site)
+    outs = []
+    for i in range(2):
+        out = tmp_path / f"out{i}"
+        r = run_harness(
+            [
+                "--tasks",
+                "colors_all",
+                "--model",
+                "random",
+                "--seed",
+                "7",
+                "--data",
+                str(colors_root),
+                "--output_path",
+                str(out),
+                "--log_samples",
+                "--cache_dir",
+                str(tmp_path / f"cache{i}"),
+            ],
+            env,
+        )
+        assert r.returncode == 0, r.stderr
+        outs.append(out / "random")
+    files = [sorted(p.iterdir()) for p in outs]
+    assert [f.name.split("_20")[0] for f in files[0]] == [f.name.split("_20")[0] for f in files[1]]
+    for a, b in zip(*files, strict=True):
+        if a.name.startswith("samples_"):
+            assert a.read_bytes() == b.read_bytes()
+        else:
+            ra, rb = json.loads(a.read_text()), json.loads(b.read_text())
+            for r in (ra, rb):
+                r.pop("created")
+                r["samples_files"] = {k: v.split("_20")[0] for k, v in r["samples_files"].items()}
+            assert ra == rb
