@@ -1,0 +1,63 @@
+"""`python -m harness judge-calibrate --judge NAME --task TASK`: a judge's agreement with calibration sets.
+
+A task declares its calibration entry point in its YAML as `metadata: {calibration: "module:function"}`
+(or "file.py:function" next to the YAML), called as `calibrate(judge, case=None) -> dict` where `judge` is
+a JudgeClient, or None for the task's own rule-based judge (`--judge rule`). The report is printed and
+written as JSON with `--out`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from harness.cache import default_cache_dir
+from harness.cache.responses import ResponseCache
+from harness.errors import EXIT_OK, ConfigError
+from harness.hooks import load_hook
+from harness.plugins import load_plugins
+from harness.results import atomic_write_text
+from harness.run_config import parse_kv
+
+
+def _calibration_hook(state, task: str):
+    entry = state.registry.get("task", task)
+    cfg = entry.extra["config"]
+    if entry.extra.get("group"):
+        for member in cfg["task"]:
+            hook = _calibration_hook(state, member)
+            if hook is not None:
+                return hook
+        return None
+    ref = (cfg.get("metadata") or {}).get("calibration")
+    return load_hook(ref, Path(entry.extra["path"]).parent, f"task '{task}' calibration") if ref else None
+
+
+def main(argv: list[str], command: str = "judge-calibrate") -> int:
+    p = argparse.ArgumentParser(prog="python -m harness judge-calibrate", description=__doc__)
+    p.add_argument("--judge", required=True, help="a registered model used as judge, or 'rule' for the task's rule judge")
+    p.add_argument("--judge_args", default="")
+    p.add_argument("--task", required=True)
+    p.add_argument("--case", default=None, help="one calibration case (default: all)")
+    p.add_argument("--cache_dir", type=Path, default=None)
+    p.add_argument("--include_path", action="append", default=[])
+    p.add_argument("--out", type=Path, default=None)
+    args = p.parse_args(argv)
+    state = load_plugins(args.include_path)
+    hook = _calibration_hook(state, args.task)
+    if hook is None:
+        raise ConfigError(f"task '{args.task}' ships no calibration sets (no metadata.calibration in its config)")
+    judge = None
+    if args.judge != "rule":
+        from harness.judging import JudgeClient
+        from harness.runner import load_model
+
+        cache = ResponseCache((args.cache_dir or default_cache_dir()) / "responses.sqlite")
+        judge = JudgeClient(args.judge, load_model(state, args.judge, parse_kv(args.judge_args, "--judge_args")), cache)
+    report = hook(judge, args.case)
+    text = json.dumps(report, indent=2, sort_keys=True)
+    print(text)
+    if args.out:
+        atomic_write_text(args.out, text + "\n")
+    return EXIT_OK
