@@ -216,3 +216,21 @@ def test_segments_outside_the_video(videos):
     with pytest.raises(MediaError) as err:
         load_clip(ref, FrameSpec(strategy="all"))
     assert err.value.reason == "empty_clip"
+
+
+def test_without_decord_auto_uses_pyav_and_explicit_decord_says_how_to_fix(videos, monkeypatch):
+    import sys
+
+    import harness.frames.loader as loader
+
+    monkeypatch.setitem(sys.modules, "decord", None)  # import decord now fails
+    loader._installed_versions.cache_clear()
+    try:
+        assert "decord" not in loader.decoder_versions()
+        clip = load_clip(VideoRef(path=videos["tiny"]), FrameSpec(strategy="uniform", count=3))
+        assert clip.decoder.startswith("pyav-") and markers(clip) == clip.indices
+        with pytest.raises(RuntimeError, match="pip install decord"):
+            load_clip(VideoRef(path=videos["tiny"]), FrameSpec(strategy="uniform", count=3, decoder="decord"))
+    finally:
+        monkeypatch.undo()
+        loader._installed_versions.cache_clear()

@@ -7,6 +7,7 @@ decoded once, at the target size, then the clip is assembled in order.
 
 from __future__ import annotations
 
+import functools
 import logging
 from typing import Optional
 
@@ -16,7 +17,7 @@ from harness.frames.cache import FrameCache, frame_cache_key
 from harness.frames.clip import DecodedClip
 from harness.frames.decord_decoder import decode_decord, decord_available
 from harness.frames.errors import MediaError
-from harness.frames.probe import VideoIndex, index_video
+from harness.frames.probe import VideoIndex, check_file, index_video
 from harness.frames.pyav_decoder import decode_pyav
 from harness.frames.sampler import sample_indices
 from harness.frames.scaling import target_size
@@ -26,16 +27,21 @@ from harness.media import VideoRef, media_identity
 log = logging.getLogger(__name__)
 
 
-def decoder_versions() -> dict[str, str]:
-    """Installed decoders and their versions, e.g. {"pyav": "pyav-18.1.0", "decord": "decord-0.6.0"}."""
+@functools.lru_cache(maxsize=1)
+def _installed_versions() -> tuple[tuple[str, str], ...]:
     import av
 
-    out = {"pyav": f"pyav-{av.__version__}"}
+    out = [("pyav", f"pyav-{av.__version__}")]
     if decord_available():
         import decord
 
-        out["decord"] = f"decord-{decord.__version__}"
-    return out
+        out.append(("decord", f"decord-{decord.__version__}"))
+    return tuple(out)
+
+
+def decoder_versions() -> dict[str, str]:
+    """Installed decoders and their versions, e.g. {"pyav": "pyav-18.1.0", "decord": "decord-0.6.0"}."""
+    return dict(_installed_versions())
 
 
 def decoder_version_for(spec: FrameSpec) -> str:
@@ -96,10 +102,19 @@ def decode_frames(
 def load_clip(ref: VideoRef, spec: FrameSpec, cache: Optional[FrameCache] = None) -> DecodedClip:
     """Decode the frames `spec` picks from `ref` (a file or a virtual clip), using `cache` when given.
 
-    Raises MediaError (naming the file and a reason tag) for a missing, empty, truncated, corrupt or
-    undecodable video, or for segments that select no frame of it.
+    A cache hit needs no probe and no decoder: the key is the file's content identity, the segments,
+    the spec and the decoder versions. Raises MediaError (naming the file and a reason tag) for a
+    missing, empty, truncated, corrupt or undecodable video, or segments that select no frame of it.
     """
     path = ref.path
+    key = None
+    if cache is not None:
+        check_file(path)
+        key = frame_cache_key(media_identity(path), ref, spec, decoder_version_for(spec))
+        hit = cache.get(key)
+        if hit is not None:
+            log.debug("frames %s: cache hit, indices %s", path, hit.indices)
+            return hit
     index = index_video(path)
     info = index.info
     clip = ref.source_indices(info.num_frames, info.fps)
@@ -109,14 +124,6 @@ def load_clip(ref: VideoRef, spec: FrameSpec, cache: Optional[FrameCache] = None
         )
     positions = sample_indices(len(clip), spec, info.fps)
     source = [clip[p] for p in positions]
-    timestamps = [p / info.fps if info.fps else 0.0 for p in positions]
-    key = None
-    if cache is not None:
-        key = frame_cache_key(media_identity(path), ref, spec, decoder_version_for(spec))
-        hit = cache.get(key)
-        if hit is not None:
-            log.debug("frames %s: cache hit, indices %s", path, hit.indices)
-            return hit
     wanted = sorted(set(source))
     size = target_size(info.width, info.height, spec)
     decoded, decoder = decode_frames(path, index, wanted, size, spec)
@@ -128,7 +135,7 @@ def load_clip(ref: VideoRef, spec: FrameSpec, cache: Optional[FrameCache] = None
     result = DecodedClip(
         frames=frames,
         indices=source,
-        timestamps=timestamps,
+        timestamps=[p / info.fps if info.fps else 0.0 for p in positions],
         fps=info.fps,
         source_size=(info.width, info.height),
         decoder=decoder,
