@@ -69,6 +69,7 @@ class CyclistBuilder(Builder):
             "--minimum-distance", type=float, default=1.5, help="margin between object centres"
         )
         parser.add_argument("--no-progress", action="store_true")
+        parser.add_argument("--no-questions", action="store_true", help="skip question generation")
 
     def run(self, args: argparse.Namespace) -> int:
         """Build the requested dataset part; returns 0 (errors are raised as ValueError with the reason)."""
@@ -97,6 +98,10 @@ class CyclistBuilder(Builder):
             f"cyclist: {manifest['counts']['scenes']} scenes in {args.out} "
             f"({manifest['counts']['failed_seeds']} failed seeds retried)"
         )
+        if not args.no_questions:
+            from .questions.plugin import questions_for_build
+
+            questions_for_build(args.out, args.split, seed=args.seed, shard=args.shard)
         return 0
 
     def demo(self, out_dir: Path, seed: int = 0) -> list[DemoDataset]:

@@ -8,6 +8,7 @@ fields plus family, quantifier, category, tier, answer type and scene name.
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import random
@@ -103,13 +104,27 @@ def generate_questions(
     bounds the evaluations spent per template per scene.
     """
     chosen = select_templates(families, templates)
+    # The scene dicts hold millions of small lists (per-frame relations); the cyclic garbage collector
+    # would rescan them on every full collection while we allocate, costing more than the generation.
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _generate(scene_paths_or_dicts, chosen, seed, reset_every, budget)
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _generate(
+    sources: Any, chosen: list[Template], seed: int, reset_every: int, budget: int
+) -> dict[str, Any]:
     rng = random.Random(seed)
     balancer = AnswerBalancer(reset_every)
     questions: list[dict] = []
     skipped: list[dict] = []
     splits: set[str] = set()
     scenes = 0
-    for name, scene in iter_scenes(scene_paths_or_dicts):
+    for name, scene in iter_scenes(sources):
         try:
             if isinstance(scene, SceneSchemaError):
                 raise scene

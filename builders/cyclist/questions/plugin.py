@@ -80,15 +80,35 @@ def run_questions(
     seed: int = 0,
     templates: Path | None = None,
 ) -> dict:
-    """Generate questions for a scene folder and write them to `out` (the scene builder calls this)."""
+    """Generate questions for a scene folder (or a list of scene files) and write them to `out`."""
     from .generate import generate_questions
     from .templates import load_templates
 
-    if not Path(scenes).exists():
+    if isinstance(scenes, (str, Path)) and not Path(scenes).exists():
         raise FileNotFoundError(f"--scenes {scenes}: no such file or folder")
     loaded = load_templates(templates) if templates is not None else None
     result = generate_questions(scenes, families=families, seed=seed, templates=loaded)
     write_json_atomic(out, result)
+    return result
+
+
+def questions_for_build(out: Path, split: str, seed: int = 0, shard: tuple[int, int] = (0, 1)) -> dict | None:
+    """What `build cyclist` runs after its scenes: questions for the split's scenes in `out/scenes`,
+    written to `out/questions/<split>.json`. A sharded build (N > 1) skips it (each shard sees only part
+    of the scenes); run `build cyclist-questions` once all shards are done. Returns the result or None."""
+    if shard[1] > 1:
+        print(
+            f"cyclist: shard {shard[0]}/{shard[1]}: questions not generated; after all shards run "
+            f"`python -m harness build cyclist-questions --scenes {Path(out) / 'scenes'} "
+            f"--out {Path(out) / 'questions' / (split + '.json')}`"
+        )
+        return None
+    files = sorted((Path(out) / "scenes").glob(f"{split}_*.json"))
+    result = run_questions(files, Path(out) / "questions" / f"{split}.json", seed=seed)
+    info = result["info"]
+    print(
+        f"cyclist: {info['num_questions']} questions for {info['num_scenes']} scenes -> {out}/questions/{split}.json"
+    )
     return result
 
 
