@@ -36,3 +36,9 @@ def register_builders(register):
 @hookspec
 def register_judges(register):
     """register(name, factory, description=""): an answer judge (rule-based or model-backed)."""
+
+
+@hookspec
+def register_reports(register):
+    """register(name, func, description=""): a report section renderer, "module:function" called as
+    func(runs: list[dict]) -> list[ReportSection] for the results files given to `harness report`."""

@@ -32,6 +32,7 @@ HOOKS = {
     "register_metrics": "metric",
     "register_builders": "builder",
     "register_judges": "judge",
+    "register_reports": "report",
 }
 
 

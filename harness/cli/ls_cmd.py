@@ -10,7 +10,7 @@ import argparse
 from harness.errors import EXIT_OK
 from harness.plugins import load_plugins
 
-WHAT = ("tasks", "models", "metrics", "builders", "judges", "plugins")
+WHAT = ("tasks", "models", "metrics", "builders", "judges", "reports", "plugins")
 
 
 def main(argv: list[str], command: str = "ls") -> int:
