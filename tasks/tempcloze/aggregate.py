@@ -1,0 +1,165 @@
+"""The aggregate hook: the paper's tables from per-sample records, each value with its counts.
+
+Per-dimension accuracy, micro overall and mean over dimensions (each both ways: invalid excluded, the
+headline, and invalid as wrong); per-video joint accuracy (>=1, >=2, 3/3 and the pairs S+A, S+P, A+P over
+videos whose three dimensions all have a valid answer, as the public analysis); chance levels (binomial,
+p = 0.25); error sources (which distractor kind or, in Mixed, which dimension was chosen when wrong);
+plus the reordering and pass@k analyses when the task runs them (tasks/tempcloze/sensitivity.py).
+Samples with a harness error (e.g. a missing video) are counted under "errors" and left out of every rate.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from itertools import combinations
+from math import comb
+from typing import Any, Optional
+
+from harness.api import Task
+from tasks.tempcloze.protocol import DIMENSION_NAMES, DIMENSIONS, DISTRACTORS, kind_of
+from tasks.tempcloze.sensitivity import pass_at_k_table, reordering_table
+
+P_CHANCE = 0.25
+HEADLINE_NOTE = (
+    "accuracy: invalid answers excluded, as the public TempCloze analysis (the headline); "
+    "accuracy_strict: invalid answers counted as wrong"
+)
+
+
+def _rate(num: int, den: int) -> Optional[float]:
+    return round(num / den, 10) if den else None
+
+
+def _parsed(rec: dict) -> dict:
+    return rec.get("parsed") or {}
+
+
+def is_valid(rec: dict) -> bool:
+    """A scored sample whose answer parsed to a letter."""
+    return not rec.get("error") and bool(_parsed(rec).get("valid"))
+
+
+def is_correct(rec: dict) -> bool:
+    """A valid answer equal to the target letter."""
+    return is_valid(rec) and _parsed(rec).get("answer") == rec.get("target")
+
+
+def accuracy_cell(records: list[dict]) -> dict[str, Any]:
+    """Counts and both accuracies of a set of samples."""
+    errors = sum(1 for r in records if r.get("error"))
+    valid = sum(1 for r in records if is_valid(r))
+    invalid = len(records) - errors - valid
+    correct = sum(1 for r in records if is_correct(r))
+    return {
+        "n_items": len(records),
+        "n_valid": valid,
+        "n_invalid": invalid,
+        "n_errors": errors,
+        "n_correct": correct,
+        "accuracy": _rate(correct, valid),
+        "accuracy_strict": _rate(correct, valid + invalid),
+    }
+
+
+def chance_levels(dims: int = 3, p: float = P_CHANCE) -> dict[str, float]:
+    """Chance levels of a uniform guess per item: accuracy, >=1 / >=2 / all of `dims`, and a pair."""
+    at_least = {
+        k: sum(comb(dims, j) * p**j * (1 - p) ** (dims - j) for j in range(k, dims + 1)) for k in (1, 2, 3)
+    }
+    return {
+        "accuracy": p,
+        "at_least_1": round(at_least[1], 10),
+        "at_least_2": round(at_least[2], 10),
+        "all_3": round(at_least[3], 10),
+        "pair": round(p * p, 10),
+    }
+
+
+def joint_table(records: list[dict]) -> dict[str, Any]:
+    """Per-video joint accuracy over videos whose S, A and P answers are all valid (base order only)."""
+    by_video: dict[str, dict[str, dict]] = defaultdict(dict)
+    for r in records:
+        doc = r.get("doc") or {}
+        if doc.get("dimension") in DIMENSIONS and int(doc.get("rotation", 0)) == 0:
+            by_video[str(doc.get("stem"))][doc["dimension"]] = r
+    complete = {v: d for v, d in by_video.items() if all(k in d and is_valid(d[k]) for k in DIMENSIONS)}
+    n = len(complete)
+    right = {v: {k: is_correct(d[k]) for k in DIMENSIONS} for v, d in complete.items()}
+    hits = Counter(sum(r.values()) for r in right.values())
+    out: dict[str, Any] = {
+        "n_videos": n,
+        "n_videos_seen": len(by_video),
+        "n_videos_excluded": len(by_video) - n,
+        "histogram_correct_of_3": {str(k): hits.get(k, 0) for k in range(4)},
+    }
+    for name, k in (("at_least_1", 1), ("at_least_2", 2), ("all_3", 3)):
+        count = sum(c for h, c in hits.items() if h >= k)
+        out[name] = {"value": _rate(count, n), "count": count, "n": n}
+    for a, b in combinations(DIMENSIONS, 2):
+        count = sum(1 for r in right.values() if r[a] and r[b])
+        out[f"{a}+{b}"] = {"value": _rate(count, n), "count": count, "n": n}
+    return out
+
+
+def error_sources(records: list[dict], key: str, names: list[str]) -> dict[str, Any]:
+    """Among valid wrong answers: how often each distractor (`key` = chosen_kind or chosen_dimension) was
+    chosen, as a share of the errors and of all valid items (the public analyses' two denominators)."""
+    valid = [r for r in records if is_valid(r)]
+    wrong = [r for r in valid if not is_correct(r)]
+    counts = Counter((_parsed(r).get("extra") or {}).get(key) for r in wrong)
+    table = {
+        name: {
+            "count": counts.get(name, 0),
+            "share_of_errors": _rate(counts.get(name, 0), len(wrong)),
+            "share_of_items": _rate(counts.get(name, 0), len(valid)),
+        }
+        for name in names
+    }
+    return {"n_errors": len(wrong), "n_valid_items": len(valid), "chosen": table}
+
+
+def aggregate(records: list[dict], task: Task) -> dict[str, Any]:
+    """The aggregate hook (tables for results.json)."""
+    via = Counter((_parsed(r).get("extra") or {}).get("via") for r in records if is_valid(r))
+    tables: dict[str, Any] = {
+        "headline": {"metric": "accuracy", "note": HEADLINE_NOTE},
+        "counts": {
+            **accuracy_cell(records),
+            "parsed_via": dict(sorted((k or "?", v) for k, v in via.items())),
+        },
+        "chance": chance_levels(),
+    }
+    docs = [r.get("doc") or {} for r in records]
+    mixed = [r for r, d in zip(records, docs, strict=True) if d.get("dimension") == "mixed"]
+    if mixed:
+        tables["mixed"] = {
+            **accuracy_cell(mixed),
+            "error_sources_by_dimension": error_sources(mixed, "chosen_dimension", list(DIMENSIONS)),
+            "error_sources_by_kind": error_sources(
+                mixed, "chosen_kind", [kind_of(c) for d in DIMENSIONS for c in DISTRACTORS[d]]
+            ),
+        }
+    per_dim = {
+        d: [r for r, doc in zip(records, docs, strict=True) if doc.get("dimension") == d] for d in DIMENSIONS
+    }
+    present = [d for d in DIMENSIONS if per_dim[d]]
+    if present:
+        cells = {d: {"name": DIMENSION_NAMES[d], **accuracy_cell(per_dim[d])} for d in present}
+        tables["per_dimension"] = cells
+        dim_records = [r for d in present for r in per_dim[d]]
+        tables["overall"] = accuracy_cell(dim_records)
+        means = {}
+        for key in ("accuracy", "accuracy_strict"):
+            vals = [cells[d][key] for d in present if cells[d][key] is not None]
+            means[key] = round(sum(vals) / len(vals), 10) if vals else None
+        tables["mean_over_dimensions"] = {**means, "n_dimensions": len(present)}
+        tables["error_sources"] = {
+            d: error_sources(per_dim[d], "chosen_kind", [kind_of(c) for c in DISTRACTORS[d]]) for d in present
+        }
+        if len(present) == len(DIMENSIONS):
+            tables["joint"] = joint_table(dim_records)
+    if len({int(d.get("rotation", 0)) for d in docs}) > 1:
+        tables["reordering"] = reordering_table(records)
+    if any(int(d.get("n_samples", 1)) > 1 for d in docs):
+        tables["pass_at_k"] = pass_at_k_table(records)
+    return tables

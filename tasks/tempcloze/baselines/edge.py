@@ -1,0 +1,56 @@
+"""`tempcloze_edge`: picks the candidate whose boundary frames best continue the context.
+
+Score of a candidate = mean of cos(BEGINNING's last E frames, candidate's first E frames) and
+cos(candidate's last E frames, END's first E frames), each side's features averaged over its E frames
+(E = 4 by default, as the public edge baseline). With one context clip only, that side alone.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.api import Capabilities, Model, Request, Response
+from tasks.tempcloze.baselines.features import answer, clips_by_label, cosine, frame_features
+
+
+class EdgeModel(Model):
+    """Boundary-continuity baseline (no language model); reads frames and clip labels only."""
+
+    name = "tempcloze_edge"
+    capabilities = Capabilities(video=True, multi_video=True, images=False)
+
+    def __init__(self, edge_frames: int = 4, **model_args: Any):
+        super().__init__(edge_frames=int(edge_frames), **model_args)
+        if int(edge_frames) < 1:
+            raise ValueError(f"model 'tempcloze_edge': edge_frames must be at least 1, got {edge_frames}")
+        self.edge = int(edge_frames)
+
+    def scores(self, request: Request) -> dict[str, float]:
+        """Edge score per candidate letter."""
+        before, after, candidates = clips_by_label(request)
+        left = frame_features(before[-self.edge :]).mean(0) if before is not None else None
+        right = frame_features(after[: self.edge]).mean(0) if after is not None else None
+        out = {}
+        for letter, frames in candidates.items():
+            feats = frame_features(frames)
+            sides = []
+            if left is not None:
+                sides.append(cosine(left, feats[: self.edge].mean(0)))
+            if right is not None:
+                sides.append(cosine(feats[-self.edge :].mean(0), right))
+            if sides:
+                out[letter] = sum(sides) / len(sides)
+        return out
+
+    def generate(self, requests: list[Request]) -> list[Response]:
+        """One JSON answer per request (empty, hence invalid, when no labelled clips arrive)."""
+        out = []
+        for r in requests:
+            scores = self.scores(r)
+            why = (
+                "boundary-frame similarity"
+                if scores
+                else "no labelled context and candidate clips in the request"
+            )
+            out.append(answer(scores, why))
+        return out

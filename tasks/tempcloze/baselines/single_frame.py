@@ -1,0 +1,48 @@
+"""`tempcloze_single_frame`: sees one frame per clip (its middle delivered frame) and picks the candidate
+whose frame is most similar to the context frames: appearance only, no temporal order.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.api import Capabilities, Model, Request, Response
+from tasks.tempcloze.baselines.features import answer, clips_by_label, cosine, frame_features
+
+
+class SingleFrameModel(Model):
+    """Single-frame appearance baseline (no language model); reads frames and clip labels only."""
+
+    name = "tempcloze_single_frame"
+    capabilities = Capabilities(video=True, multi_video=True, images=False)
+
+    def __init__(self, **model_args: Any):
+        super().__init__(**model_args)
+
+    @staticmethod
+    def _middle(frames):
+        return frame_features(frames[len(frames) // 2 : len(frames) // 2 + 1])[0]
+
+    def scores(self, request: Request) -> dict[str, float]:
+        """Mean similarity of each candidate's middle frame to the context clips' middle frames."""
+        before, after, candidates = clips_by_label(request)
+        context = [self._middle(c) for c in (before, after) if c is not None]
+        out = {}
+        for letter, frames in candidates.items():
+            f = self._middle(frames)
+            if context:
+                out[letter] = sum(cosine(c, f) for c in context) / len(context)
+        return out
+
+    def generate(self, requests: list[Request]) -> list[Response]:
+        """One JSON answer per request (empty, hence invalid, when no labelled clips arrive)."""
+        out = []
+        for r in requests:
+            scores = self.scores(r)
+            why = (
+                "middle-frame similarity"
+                if scores
+                else "no labelled context and candidate clips in the request"
+            )
+            out.append(answer(scores, why))
+        return out
