@@ -90,12 +90,18 @@ class HFModel(Model):
 
     # ----------------------------------------------------------------- loading
     def _resolved_device_map(self) -> Any:
-        """'auto' within a data-parallel rank means this rank's GPU (one replica per rank)."""
+        """'auto' within a data-parallel rank means this rank's GPU (one replica per rank).
+
+        When each rank was given its own group of GPUs (it sees fewer GPUs than there are local ranks),
+        'auto' keeps its meaning and spreads the model over that group.
+        """
         import torch
 
         world = int(os.environ.get("WORLD_SIZE", "1"))
+        local_world = int(os.environ.get("LOCAL_WORLD_SIZE", str(world)))
         if self.device_map == "auto" and world > 1 and torch.cuda.is_available():
-            return {"": int(os.environ.get("LOCAL_RANK", "0"))}
+            if torch.cuda.device_count() >= local_world:
+                return {"": int(os.environ.get("LOCAL_RANK", "0"))}
         return self.device_map
 
     def _load(self) -> None:
