@@ -19,9 +19,23 @@ TASKS_DIR = PLUGIN_PKG / "harness_colors" / "tasks"
 
 
 def _args(root, out, cache, log, delay=0.0, extra=()):
-    return ["--tasks", "colors_qa", "--model", "counting", "--model_args", f"log={log},delay={delay},wrong_every=3",
-            "--data", str(root), "--output_path", str(out), "--cache_dir", str(cache), "--log_samples",
-            "--no_progress", *extra]
+    return [
+        "--tasks",
+        "colors_qa",
+        "--model",
+        "counting",
+        "--model_args",
+        f"log={log},delay={delay},wrong_every=3",
+        "--data",
+        str(root),
+        "--output_path",
+        str(out),
+        "--cache_dir",
+        str(cache),
+        "--log_samples",
+        "--no_progress",
+        *extra,
+    ]
 
 
 def _results(out: Path) -> dict:
@@ -44,13 +58,19 @@ def _calls(log: Path) -> int:
 def _kill_and_resume(tmp_path, colors_root, plugin_site, kill_after_calls: list[int]):
     env = harness_env(plugin_site)
     ref_out = tmp_path / "ref"
-    r = run_harness(_args(colors_root, ref_out, tmp_path / "ref_cache", tmp_path / "ref.log", delay=0.03), env)
+    r = run_harness(
+        _args(colors_root, ref_out, tmp_path / "ref_cache", tmp_path / "ref.log", delay=0.03), env
+    )
     assert r.returncode == 0, r.stderr
     reference = _results(ref_out)
     for n in kill_after_calls:
         out, cache, log = tmp_path / f"out{n}", tmp_path / f"cache{n}", tmp_path / f"calls{n}.log"
-        proc = subprocess.Popen([sys.executable, "-m", "harness", *_args(colors_root, out, cache, log, delay=0.03)],
-                                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "harness", *_args(colors_root, out, cache, log, delay=0.03)],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         deadline = time.time() + 120
         while _calls(log) < n and proc.poll() is None and time.time() < deadline:
             time.sleep(0.005)
@@ -82,8 +102,15 @@ def test_processes_sharing_one_cache_dir(tmp_path, colors_root, plugin_site):
     for i, (task, _) in enumerate(grids):
         args = _args(colors_root, tmp_path / f"out{i}", cache, tmp_path / "shared.log")  # same model args
         args[1] = task
-        procs.append(subprocess.Popen([sys.executable, "-m", "harness", *args], env=env,
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True))
+        procs.append(
+            subprocess.Popen(
+                [sys.executable, "-m", "harness", *args],
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+        )
     for p in procs:
         assert p.wait(timeout=300) == 0, p.stderr.read()
     assert sqlite3.connect(cache / "responses.sqlite").execute("PRAGMA integrity_check").fetchone()[0] == "ok"
@@ -111,9 +138,22 @@ def test_two_ranks_equal_one_rank(tmp_path, colors_root, plugin_site):
     one = run_harness(_args(colors_root, tmp_path / "one", tmp_path / "c1", tmp_path / "l1"), env)
     assert one.returncode == 0, one.stderr
     env.pop("RANK", None)
-    two = subprocess.run([_torchrun(), "--nproc_per_node", "2", "--master_port", str(29500 + os.getpid() % 1000),
-                          "-m", "harness", *_args(colors_root, tmp_path / "two", tmp_path / "c2", tmp_path / "l2")],
-                         env=env, capture_output=True, text=True, timeout=300)
+    two = subprocess.run(
+        [
+            _torchrun(),
+            "--nproc_per_node",
+            "2",
+            "--master_port",
+            str(29500 + os.getpid() % 1000),
+            "-m",
+            "harness",
+            *_args(colors_root, tmp_path / "two", tmp_path / "c2", tmp_path / "l2"),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert two.returncode == 0, two.stderr
     assert _results(tmp_path / "one") == _results(tmp_path / "two")
     pids = {line.split()[0] for line in (tmp_path / "l2").read_text().splitlines()}
@@ -121,3 +161,22 @@ def test_two_ranks_equal_one_rank(tmp_path, colors_root, plugin_site):
     ones = sorted((tmp_path / "one").rglob("samples_*.jsonl"))[0].read_text()
     twos = sorted((tmp_path / "two").rglob("samples_*.jsonl"))[0].read_text()
     assert ones == twos
+
+
+def test_ctrl_c_keeps_finished_samples_and_writes_no_half_results(tmp_path, colors_root, plugin_site):
+    env = harness_env(plugin_site)
+    out, cache, log = tmp_path / "out", tmp_path / "cache", tmp_path / "calls.log"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "harness", *_args(colors_root, out, cache, log, delay=0.05)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.time() + 120
+    while _calls(log) < 5 and time.time() < deadline:
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(timeout=60) == 130
+    assert "rerun the same command to resume" in proc.stderr.read()
+    assert _cached(cache) >= 4 and not list(out.rglob("results_*.json"))
