@@ -13,6 +13,7 @@ from harness.aggregate import aggregate_group, aggregate_task
 from harness.config.schema import GroupConfig, parse_task_config
 from harness.errors import ConfigError
 from harness.evaluator import Evaluator, Instance, score_record
+from harness.hooks import load_hook
 from harness.judging import JudgeClient
 from harness.model import Model
 from harness.plugins import PluginState, load_plugins
@@ -63,6 +64,7 @@ def expand_tasks(state: PluginState, names: list[str]) -> tuple[list[str], dict[
         entry = state.registry.get("task", name)
         if entry.extra.get("group"):
             cfg = parse_task_config(entry.extra["config"], entry.extra["path"])
+            cfg.metadata["_base_dir"] = str(Path(entry.extra["path"]).parent)
             groups[name] = cfg
             for member in cfg.task:
                 visit(member, trail + (name,))
@@ -184,12 +186,19 @@ def assemble_results(cfg, model, model_name, tasks, groups, per_task, judge, wor
             "world_size": world,
         },
         "results": task_results,
-        "groups": {
-            g: aggregate_group(g, _leaf_members(g, groups), task_results, gc.aggregate)
-            for g, gc in groups.items()
-        },
+        "groups": {g: _group_results(g, gc, groups, task_results) for g, gc in groups.items()},
         "samples_files": {},
     }
+
+
+def _group_results(name: str, cfg: GroupConfig, groups: dict[str, GroupConfig], task_results: dict) -> dict:
+    """A group's aggregate metrics, plus the tables of its aggregate hook (paper tables across members)."""
+    out = aggregate_group(name, _leaf_members(name, groups), task_results, cfg.aggregate)
+    if cfg.hooks.aggregate:
+        base = Path(cfg.metadata.get("_base_dir", "."))
+        hook = load_hook(cfg.hooks.aggregate, base, f"group '{name}' hook 'aggregate'")
+        out["tables"] = hook({t: task_results[t] for t in out["tasks"]})
+    return out
 
 
 def _leaf_members(group: str, groups: dict[str, GroupConfig]) -> list[str]:

@@ -72,6 +72,7 @@ def test_group_runs_members_and_aggregates(tmp_path, colors_root, state):
     assert set(out.results["results"]) == {"colors_qa", "colors_qa_color"}
     group = out.results["groups"]["colors_all"]
     assert group["metrics"]["accuracy"] == {"value": 1.0, "n": 36, "n_tasks": 2}
+    assert group["tables"] == {"samples_per_task": {"colors_qa": 24, "colors_qa_color": 12}}  # the group hook
     assert out.results["results"]["colors_qa_color"]["n_samples"] == 12  # the variant's loader filter
 
 

@@ -95,6 +95,12 @@ class TaskConfig(_Strict):
         return self.metrics[0].name
 
 
+class GroupHooksConfig(_Strict):
+    """Group hooks: aggregate(task_results: dict[task, results entry]) -> dict of tables across members."""
+
+    aggregate: Optional[str] = None
+
+
 class GroupConfig(_Strict):
     """A group runs its member tasks and aggregates their headline metrics (sample-weighted mean)."""
 
@@ -103,6 +109,7 @@ class GroupConfig(_Strict):
     version: Union[int, str] = 1
     description: str = ""
     aggregate: Literal["sample_weighted", "task_mean"] = "sample_weighted"
+    hooks: GroupHooksConfig = Field(default_factory=GroupHooksConfig)
     groups: list[str] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict)
 

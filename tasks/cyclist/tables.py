@@ -167,3 +167,12 @@ def table5(tier_tables: dict[str, dict[str, Any]]) -> dict[str, Any]:
                 }
         out[label] = table
     return out
+
+
+def group_tables(task_results: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Group aggregate hook of `cyclist`: Table 5 from the member tiers' tables (cyclist_l1 -> L1, ...)."""
+    tier_tables = {}
+    for name, res in task_results.items():
+        if len(name) == len("cyclist_l1") and name.startswith("cyclist_l") and name[-1].isdigit():
+            tier_tables[f"L{name[-1]}"] = res.get("tables") or {}
+    return {"table5": table5(tier_tables)}

@@ -26,3 +26,8 @@ def load(root, split, options):
         rows = [json.loads(line) for line in f if line.strip()]
     family = options.get("family")
     return [r for r in rows if family is None or r["family"] == family]
+
+
+def group_summary(task_results):
+    """Group aggregate hook: each member's sample count (a table across members)."""
+    return {"samples_per_task": {name: res["n_samples"] for name, res in sorted(task_results.items())}}
