@@ -51,13 +51,21 @@ def flow_magnitude(prev: np.ndarray, nxt: np.ndarray, height: int = FLOW_HEIGHT)
 
 
 def pair_starts(
-    num_frames: int, fps: float, pairs_per_second: float, min_gap_frames: int, min_pairs: int = 4
+    num_frames: int,
+    fps: float,
+    pairs_per_second: float,
+    min_gap_frames: int,
+    min_pairs: int = 4,
+    window: tuple[float, float] = (0.25, 0.75),
 ) -> list[int]:
-    """First frames of the consecutive-frame pairs to measure: about `pairs_per_second` per second of
-    video, dense enough that the shortest admissible gap holds at least `min_pairs` pairs."""
+    """First frames of the consecutive-frame pairs to measure: about `pairs_per_second` per second, only
+    inside the central `window` where any gap lies (so half the video is never decoded), dense enough
+    that the shortest admissible gap holds at least `min_pairs` pairs."""
     step = max(1, int(round(fps / pairs_per_second)))
     step = max(1, min(step, (min_gap_frames - 1) // max(1, min_pairs)))
-    return list(range(0, max(0, num_frames - 1), step))
+    first = max(0, math.ceil(window[0] * num_frames))
+    stop = min(num_frames - 1, math.floor(window[1] * num_frames) - 1)
+    return list(range(first, max(first, stop), step))
 
 
 @dataclass
@@ -83,7 +91,7 @@ class MotionProbe:
         return float(np.mean([self.pair_motion(k) for k in inside]))
 
     def sharpness(self, max_frames: int = 10) -> float:
-        """Variance of the Laplacian over up to `max_frames` frames spread over the video."""
+        """Variance of the Laplacian over up to `max_frames` frames spread over the measured pairs."""
         firsts = self.frames[0::2]
         pick = np.linspace(0, len(firsts) - 1, num=min(max_frames, len(firsts))).round().astype(int)
         return laplacian_variance([firsts[i] for i in pick])

@@ -77,7 +77,7 @@ def process_video(
         return _skip(outcome, "duration", "too_long", f"{duration:.2f} s > {cfg.max_duration} s")
     outcome["stages"]["duration"] = True
 
-    starts = pair_starts(num_frames, fps, cfg.pairs_per_second, lo)
+    starts = pair_starts(num_frames, fps, cfg.pairs_per_second, lo, window=(cfg.center_lo, cfg.center_hi))
     ref = VideoRef(path=str(path), segments=tuple(Segment(start=s, end=s + 2) for s in starts))
     try:
         frames = load_clip(ref, FrameSpec(strategy="all", max_height=cfg.flow_height)).frames
@@ -230,7 +230,10 @@ def make_manifest(
     thresholds = {
         "duration": {"min_s": cfg.min_duration, "max_s": cfg.max_duration},
         "sharpness": {"min_laplacian_variance": cfg.min_sharpness, "height": cfg.flow_height},
-        "suitability": {"model": model.identity() if model is not None else None},
+        "suitability": {
+            "enabled": model is not None,
+            "model": model.identity() if model is not None else None,
+        },
         "motion": {"min_flow": cfg.min_motion, "height": cfg.flow_height, "tries": cfg.gap_tries},
     }
     for stage, th in thresholds.items():

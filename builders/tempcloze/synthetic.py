@@ -17,14 +17,26 @@ from harness.frames.writer import write_video
 
 
 def pattern_frames(
-    num_frames: int, width: int, height: int, speed: float = 2.0, seed: int = 0, static: bool = False
+    num_frames: int,
+    width: int,
+    height: int,
+    speed: float = 2.0,
+    seed: int = 0,
+    static: bool = False,
+    smooth: bool = False,
 ) -> Iterator[np.ndarray]:
-    """Yield RGB uint8 frames of a scrolling textured pattern (`static`: the same frame every time)."""
+    """Yield RGB uint8 frames of a scrolling textured pattern (`static`: the same frame every time;
+    `smooth`: a soft texture that compresses like ordinary footage instead of hard-edged blocks)."""
     rng = np.random.default_rng(seed)
     span = width + int(abs(speed) * num_frames) + 8
     coarse = rng.integers(0, 256, size=(max(2, height // 6), max(2, span // 6), 3), dtype=np.uint8)
-    texture = cv2.resize(coarse, (span, height), interpolation=cv2.INTER_NEAREST)
-    texture[::8, :, :] = 255 - texture[::8, :, :]  # grid lines keep the Laplacian variance high
+    if smooth:
+        coarse = rng.integers(0, 256, size=(max(2, height // 48), max(2, span // 48), 3), dtype=np.uint8)
+        texture = cv2.resize(coarse, (span, height), interpolation=cv2.INTER_CUBIC)
+        texture[::32, :, :] = 255 - texture[::32, :, :]  # a few sharp lines
+    else:
+        texture = cv2.resize(coarse, (span, height), interpolation=cv2.INTER_NEAREST)
+        texture[::8, :, :] = 255 - texture[::8, :, :]  # grid lines keep the Laplacian variance high
     side = max(4, height // 5)
     for t in range(num_frames):
         x0 = 0 if static else int(round(abs(speed) * t))
@@ -45,10 +57,12 @@ def write_pattern_video(
     speed: float = 2.0,
     seed: int = 0,
     static: bool = False,
+    smooth: bool = False,
+    crf: int = 12,
 ) -> Path:
     """Write a synthetic pattern video of `seconds` at `fps` and return its path."""
     n = max(1, int(round(seconds * fps)))
-    write_video(path, pattern_frames(n, width, height, speed, seed, static), fps, crf=12)
+    write_video(path, pattern_frames(n, width, height, speed, seed, static, smooth), fps, crf=crf)
     return Path(path)
 
 
