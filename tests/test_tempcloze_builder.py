@@ -249,10 +249,17 @@ def test_plugin_registers_three_builders():
     assert set(seen) == {"tempcloze", "tempcloze-hard", "tempcloze.diagnose"}
 
 
-def test_copy_of_virtual_set_resolves_relative_sources(virtual_set, tmp_path):
-    # moving the dataset root and the sources together keeps the relative source paths valid
+def test_virtual_sources_live_inside_the_dataset_root(virtual_set, sources, tmp_path):
+    # kept sources are linked into OUT/sources/, so a copy of the dataset root alone still plays
     doc = load_item_document(virtual_set / "choices" / "vid00" / "clips.json")
-    assert not Path(doc["source"]).is_absolute()
+    assert doc["source"] == "sources/vid00.mp4"
+    assert sorted(p.name for p in (virtual_set / "sources").iterdir()) == [f"vid0{i}.mp4" for i in range(4)]
     shutil.copytree(virtual_set, tmp_path / "copy")
-    refs = virtual_refs(tmp_path / "copy" / "choices" / "vid00" / "clips.json", virtual_set)
-    assert Path(refs["GT"].path).is_file()
+    refs = virtual_refs(tmp_path / "copy" / "choices" / "vid00" / "clips.json", tmp_path / "copy")
+    assert Path(refs["GT"].path).is_file() and str(tmp_path / "copy") in refs["GT"].path
+    assert _load(refs["GT"]).shape[0] == doc["gap"]["end"] - doc["gap"]["start"]
+    # --sources reference keeps the original file, named relative to the dataset root
+    build_dataset(sources, tmp_path / "ref", BuildConfig(virtual=True, sources="reference"), progress=False)
+    ref_doc = load_item_document(tmp_path / "ref" / "choices" / "vid00" / "clips.json")
+    assert (tmp_path / "ref" / ref_doc["source"]).resolve() == (sources / "vid00.mp4").resolve()
+    assert not (tmp_path / "ref" / "sources").exists()

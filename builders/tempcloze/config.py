@@ -39,6 +39,7 @@ class BuildConfig:
     semantic_min_separation: float = 0.25
     mixed_size: Optional[int] = 300
     crf: int = 18
+    sources: str = "link"
     suitability_model: Optional[str] = None
 
     def gap_rules(self) -> GapRules:
@@ -93,6 +94,13 @@ def add_build_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--mixed-size", type=int, default=d.mixed_size, help="videos in mixed_ids.json (300; 0 = all)"
+    )
+    parser.add_argument(
+        "--sources",
+        choices=("link", "copy", "reference"),
+        default=d.sources,
+        help="virtual mode: hard-link (copy when impossible) or copy kept sources into OUT/sources/, "
+        "or reference them where they are (the harness only plays media inside the dataset root)",
     )
     parser.add_argument("--crf", type=int, default=d.crf, help="H.264 quality of written clips (18)")
     parser.add_argument(

@@ -11,6 +11,7 @@ MANIFEST_FILE = "manifest.json"
 MIXED_FILE = "mixed_ids.json"
 HARD_FILE = "subset_ids.json"
 CLIPS_FILE = "clips.json"
+SOURCES_DIR = "sources"
 
 CONTEXT_CLIPS = ("before", "GT", "after")
 

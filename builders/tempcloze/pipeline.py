@@ -20,7 +20,7 @@ from builders.tempcloze.analysis import MotionProbe, pair_starts
 from builders.tempcloze.clips import write_item_clips
 from builders.tempcloze.config import VIDEO_EXTENSIONS, BuildConfig
 from builders.tempcloze.intervals import GapRejected, gap_length_bounds, item_rng, plan_item
-from builders.tempcloze.layout import CHOICES_DIR, CLIPS_FILE, MANIFEST_FILE, MIXED_FILE
+from builders.tempcloze.layout import CHOICES_DIR, CLIPS_FILE, MANIFEST_FILE, MIXED_FILE, SOURCES_DIR
 from builders.tempcloze.mixed import select_mixed
 from builders.tempcloze.suitability import ask_suitability
 from builders.tempcloze.virtual import item_document, source_reference, write_item_document
@@ -45,6 +45,24 @@ class NoUsableVideos(ValueError):
 def find_videos(folder: Path) -> list[Path]:
     """Video files under `folder` (recursively), sorted by path."""
     return sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix.lower() in VIDEO_EXTENSIONS)
+
+
+def place_source(path: Path, stem: str, out_dir: Path, how: str) -> Path:
+    """The source a virtual item points at: hard-linked (or copied) into OUT/sources/, or left in place."""
+    if how == "reference":
+        return path
+    target = out_dir / SOURCES_DIR / f"{stem}{path.suffix.lower()}"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if target.exists():
+        target.unlink()
+    if how == "link":
+        try:
+            os.link(path, target)
+            return target
+        except OSError:
+            pass  # another filesystem, or links not allowed: copy instead
+    shutil.copyfile(path, target)
+    return target
 
 
 def _skip(outcome: dict, stage: Optional[str], reason: str, detail: str) -> dict:
@@ -122,11 +140,14 @@ def process_video(
     try:
         if item_dir.exists():
             shutil.rmtree(item_dir)
-        if not cfg.virtual:
+        if cfg.virtual:
+            source = place_source(path, stem, out_dir, cfg.sources)
+        else:
             write_item_clips(path, item_dir, plan.clips, fps, cfg.crf)
+            source = path
         doc = item_document(
             stem,
-            source_reference(path, out_dir),
+            source_reference(source, out_dir),
             fps,
             plan,
             mode="virtual" if cfg.virtual else "files",
@@ -174,6 +195,7 @@ def build_dataset(
                 f"{choices} already holds items; pass --overwrite to replace them or pick another --out"
             )
         shutil.rmtree(choices)
+        shutil.rmtree(out / SOURCES_DIR, ignore_errors=True)
     out.mkdir(parents=True, exist_ok=True)
 
     outcomes: list[dict[str, Any]] = []
