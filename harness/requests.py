@@ -127,5 +127,5 @@ class TaskInfo:
     """What a task tells a model before its requests (answer space, training-split prior)."""
 
     name: str
-    answer_space: Optional[list[str]] = None
+    answer_space: Optional[Union[list[str], dict[str, list[str]]]] = None
     prior: Optional[Callable[[], dict[str, str]]] = None

@@ -129,7 +129,9 @@ class Task:
             docs = _load_hub(ds.source, split, self.name)
         else:
             hint = f"; {ds.build_hint}" if ds.build_hint else ""
-            raise DataError(f"task '{self.name}': no dataset given: pass --data DIR (a local dataset root){hint}")
+            raise DataError(
+                f"task '{self.name}': no dataset given: pass --data DIR (a local dataset root){hint}"
+            )
         seen: set[str] = set()
         out = []
         for i, doc in enumerate(docs):
@@ -191,10 +193,12 @@ class Task:
             return hook(doc, target)
         return target if isinstance(target, str) else json.dumps(target)
 
-    def answer_space(self, docs: list[dict]) -> Optional[list[str]]:
+    def answer_space(self, docs: list[dict]) -> Optional[list[str] | dict[str, list[str]]]:
+        """The `random` baseline's answers: a list, or a dict of lists keyed by the prior key's values."""
         hook = self.hook("answer_space")
         if hook is not None:
-            return list(hook(docs))
+            space = hook(docs)
+            return {str(k): list(v) for k, v in space.items()} if isinstance(space, dict) else list(space)
         if self.config.answer_space:
             return list(self.config.answer_space)
         values = sorted({str(self.target(d)) for d in docs if self.target(d) is not None})

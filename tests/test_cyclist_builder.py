@@ -153,8 +153,11 @@ def test_cli_build_shards_merge_to_single_build_and_refuse_other_config(tmp_path
 
 def test_demo_builds_tiny_l1(tmp_path):
     (ds,) = CyclistBuilder().demo(tmp_path)
-    scenes = sorted((ds.data_dir / "scenes").glob("*.json"))
-    assert len(scenes) == 6 and len(list((ds.data_dir / "masks").glob("*.json"))) == 6
+    for split in ("test", "train"):  # the train split feeds the `prior` baseline
+        assert len(list((ds.data_dir / "scenes").glob(f"{split}_*.json"))) == 6
+        assert (ds.data_dir / "questions" / f"{split}.json").exists()
+    assert len(list((ds.data_dir / "masks").glob("*.json"))) == 12
+    assert ds.tasks == ["cyclist_l1", "cyclist_caption_l1"]
 
 
 def test_run_build_streams_without_renderer(tmp_path):

@@ -65,18 +65,22 @@ def _atomic_write(path: Path, data: bytes) -> None:
 
 
 def check_output_dir(job: BuildJob) -> None:
-    """Refuse a folder built with another configuration; the same configuration is extended."""
+    """Refuse a folder built with another configuration; the same configuration is extended.
+
+    Splits may share a folder (scene files are named by split, as in the release), so the split is not
+    part of the compared configuration."""
     cfg_path = job.out / "build_config.json"
+    config = {k: v for k, v in job.config().items() if k != "split"}
     if cfg_path.exists():
-        old = json.loads(cfg_path.read_text())
-        if old != job.config():
-            diff = sorted(k for k in set(old) | set(job.config()) if old.get(k) != job.config().get(k))
+        old = {k: v for k, v in json.loads(cfg_path.read_text()).items() if k != "split"}
+        if old != config:
+            diff = sorted(k for k in set(old) | set(config) if old.get(k) != config.get(k))
             raise ValueError(
                 f"{job.out} holds a CycliST build with another configuration (differs in: {', '.join(diff)}); "
                 "use a new --out folder or the same flags to extend it"
             )
     else:
-        _atomic_write(cfg_path, (json.dumps(job.config(), sort_keys=True, indent=1) + "\n").encode())
+        _atomic_write(cfg_path, (json.dumps(config, sort_keys=True, indent=1) + "\n").encode())
 
 
 def build_one(job: BuildJob, index: int, renderer=None) -> dict:

@@ -105,13 +105,19 @@ class CyclistBuilder(Builder):
         return 0
 
     def demo(self, out_dir: Path, seed: int = 0) -> list[DemoDataset]:
-        """A tiny L1 test split (6 scenes, 32 frames at 160x90, raster) for the embedded demo."""
+        """A tiny L1 dataset (6 test and 6 train scenes, 32 frames at 160x90, raster, with questions) for the
+        embedded demo; the train split feeds the `prior` baseline."""
         from .build import BuildJob, run_build
+        from .questions.plugin import questions_for_build
 
         data_dir = Path(out_dir) / "cyclist_demo"
         settings = SceneSettings(number_of_frames=32, fps=32, resolution_width=160, resolution_height=90)
-        run_build(BuildJob(data_dir, settings, Composition("L1"), "test", 6, seed, "raster"), progress=False)
-        return [DemoDataset(data_dir=data_dir, tasks=[])]
+        for split in ("test", "train"):
+            run_build(
+                BuildJob(data_dir, settings, Composition("L1"), split, 6, seed, "raster"), progress=False
+            )
+            questions_for_build(data_dir, split, seed=seed)
+        return [DemoDataset(data_dir=data_dir, tasks=["cyclist_l1", "cyclist_caption_l1"])]
 
 
 @hookimpl

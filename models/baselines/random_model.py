@@ -1,4 +1,8 @@
-"""`random`: picks uniformly from the task's answer space, seeded per (run seed, task, doc)."""
+"""`random`: picks uniformly from the task's answer space, seeded per (run seed, task, doc).
+
+A task may declare one answer space, or one per value of its prior key (e.g. per question family, so a
+yes/no question draws yes or no): then the request's `prior_key` hint selects the space.
+"""
 
 from __future__ import annotations
 
@@ -20,16 +24,23 @@ class RandomModel(Model):
     def __init__(self, seed: int = 0, **model_args: Any):
         super().__init__(seed=seed, **model_args)
         self.seed = seed
-        self._spaces: dict[str, list[str]] = {}
+        self._spaces: dict[str, list[str] | dict[str, list[str]]] = {}
 
     def prepare_task(self, info: TaskInfo) -> None:
         if not info.answer_space:
             raise ConfigError(f"model 'random': task '{info.name}' declares no answer space")
-        self._spaces[info.name] = list(info.answer_space)
+        space = info.answer_space
+        self._spaces[info.name] = (
+            {str(k): list(v) for k, v in space.items()} if isinstance(space, dict) else list(space)
+        )
 
     def generate(self, requests: list[Request]) -> list[Response]:
         out = []
         for r in requests:
             rng = random.Random(r.hints.get("seed", 0) ^ self.seed)
-            out.append(Response(text=rng.choice(self._spaces[r.task])))
+            space = self._spaces[r.task]
+            if isinstance(space, dict):
+                key = r.hints.get("prior_key", "")
+                space = space.get(key) or sorted({a for values in space.values() for a in values})
+            out.append(Response(text=rng.choice(space)))
         return out

@@ -3,6 +3,7 @@ the oracle's answer and the answer space of the `random` baseline."""
 
 from __future__ import annotations
 
+from collections import defaultdict
 from typing import Any, Optional
 
 from harness.api import Parsed, Response
@@ -123,9 +124,7 @@ def doc_domain(doc: dict) -> list[str]:
     return [str(doc["target"])]
 
 
-def answer_space(docs: list[dict]) -> list[str]:
-    """The `random` baseline's answers: every value the task's question types allow, in a fixed order.
-    Integer families contribute the values their rows hold; captions one-object captions of every kind."""
+def _space_of(docs: list[dict]) -> list[str]:
     if docs and judge_case(docs[0]) == "objects":
         return [
             describe_objects([{"size": z, "color": c, "material": m, "mesh": s}])
@@ -142,3 +141,13 @@ def answer_space(docs: list[dict]) -> list[str]:
         else:
             seen.update(dict.fromkeys(doc_domain(d)))
     return list(seen) + [str(i) for i in sorted(integers)]
+
+
+def answer_space(docs: list[dict]) -> dict[str, list[str]]:
+    """The `random` baseline's answers per question family (the task's prior key), in a fixed order: every
+    value the family's question types allow (integer families: the values their rows hold); captions get
+    one-object captions of every kind."""
+    by_family: dict[str, list[dict]] = defaultdict(list)
+    for d in docs:
+        by_family[str(d.get("family", ""))].append(d)
+    return {family: _space_of(rows) for family, rows in sorted(by_family.items())}

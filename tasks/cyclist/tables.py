@@ -30,7 +30,7 @@ class ChanceModel:
     """Expected accuracy of uniform guessing, per doc, by the paper's rule and for the `random` baseline."""
 
     def __init__(self, docs: list[dict]):
-        self.space = answer_space(docs) if docs else []
+        self.spaces = answer_space(docs) if docs else {}
         self.integers: dict[str, set] = defaultdict(set)
         for d in docs:
             if judge_case(d) == "number":
@@ -45,11 +45,11 @@ class ChanceModel:
     def random(self, doc: dict) -> float:
         key = (judge_case(doc), doc.get("domain"), doc.get("family"), str(doc.get("target")))
         if key not in self._cache:
+            space = self.spaces.get(str(doc.get("family", "")), [])
             hits = sum(
-                score(parse(Response(text=s), doc), doc["target"], doc).get("accuracy", 0.0)
-                for s in self.space
+                score(parse(Response(text=s), doc), doc["target"], doc).get("accuracy", 0.0) for s in space
             )
-            self._cache[key] = hits / len(self.space) if self.space else 0.0
+            self._cache[key] = hits / len(space) if space else 0.0
         return self._cache[key]
 
 

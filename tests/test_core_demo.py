@@ -1,0 +1,19 @@
+"""The embedded default: `python -m harness demo` builds tiny datasets offline and runs the baselines."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import harness_env, run_harness
+
+
+def test_demo_builds_runs_baselines_and_summarises(tmp_path):
+    out = tmp_path / "demo"
+    r = run_harness(["demo", "--out", str(out)], harness_env(None), timeout=600)
+    assert r.returncode == 0, r.stderr
+    summary = (out / "summary.md").read_text()
+    oracle_rows = [line for line in summary.splitlines() if "| oracle |" in line]
+    assert oracle_rows and all("| 1.000 |" in line for line in oracle_rows), summary
+    assert "| cyclist_l1 | random |" in summary and "| cyclist_l1 | prior |" in summary
+    results = sorted((out / "results").rglob("results_*.json"))
+    assert {json.loads(p.read_text())["model"]["name"] for p in results} == {"oracle", "random", "prior"}
