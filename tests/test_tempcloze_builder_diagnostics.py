@@ -136,3 +136,14 @@ def test_linear_probabilities():
     assert linear_probabilities([1.0, 1.0, 2.0, 0.0]).tolist() == [0.25, 0.25, 0.5, 0.0]
     assert linear_probabilities([-1.0, 1.0, 1.0, 1.0]).tolist() == [0.0, 1 / 3, 1 / 3, 1 / 3]
     assert linear_probabilities([0.0, 0.0, 0.0, 0.0]).tolist() == [0.25] * 4
+
+
+def test_hard_subset_counts_an_invalid_answer_as_wrong(tmp_path):
+    # the TempCloze task scores an unparsable answer's accuracy as None (accuracy_strict 0)
+    lines = [
+        {"doc_id": "s1:S", "doc": {"stem": "s1", "dimension": "S"}, "scores": {"accuracy": None}},
+        {"doc_id": "s2:S", "doc": {"stem": "s2", "dimension": "S"}, "scores": {"accuracy": 1.0}},
+    ]
+    path = tmp_path / "samples_tempcloze_x.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    assert hard_subset([path], top=1) == ["s1"]

@@ -60,7 +60,7 @@ class TempClozeBuilder(Builder):
         build_dataset(
             out / "sources", data, BuildConfig(seed=seed, virtual=True), progress=False, overwrite=True
         )
-        return [DemoDataset(data_dir=data, tasks=[])]
+        return [DemoDataset(data_dir=data, tasks=["tempcloze", "tempcloze_mixed"])]
 
 
 class TempClozeHardBuilder(Builder):

@@ -80,7 +80,9 @@ def _read_samples(path: Path) -> list[tuple[str, str, float]]:
             scores = rec.get("scores") or {}
             if "accuracy" not in scores:
                 raise ValueError(f"{path}:{lineno}: sample of stem '{doc['stem']}' has no scores.accuracy")
-            rows.append((str(doc["stem"]), str(doc.get("dimension", "")), float(scores["accuracy"])))
+            # an invalid (unparsable) answer is scored None by the task: for Hard it counts as wrong
+            value = scores.get("accuracy_strict", scores["accuracy"])
+            rows.append((str(doc["stem"]), str(doc.get("dimension", "")), float(value or 0.0)))
     return rows
 
 

@@ -51,6 +51,7 @@ def main(argv: list[str], command: str = "demo") -> int:
         "| --- | --- | --- | --- | --- | --- | --- |",
     ]
     models = [m for m in args.models.split(",") if m]
+    skipped: list[str] = []
     for builder_name, data_dir, tasks in datasets:
         for model in models:
             cfg = RunConfig(
@@ -68,6 +69,7 @@ def main(argv: list[str], command: str = "demo") -> int:
                 out = runner.run(cfg, state)
             except DataError as exc:
                 print(f"skipping {model} on {builder_name}: {exc}", file=sys.stderr)
+                skipped.append(f"- `{model}` on {builder_name}: {exc}")
                 continue
             for task, res in out.results["results"].items():
                 m = res["metrics"][res["headline"]]
@@ -77,6 +79,8 @@ def main(argv: list[str], command: str = "demo") -> int:
                 lines.append(
                     f"| {builder_name} | {task} | {model} | {res['headline']} | {value} | {ci_text} | {m['n']} |"
                 )
+    if skipped:
+        lines += ["", "Not run:", *skipped]
     summary = "\n".join(lines) + "\n"
     atomic_write_text(args.out / "summary.md", summary)
     print(summary)
