@@ -234,3 +234,17 @@ def test_without_decord_auto_uses_pyav_and_explicit_decord_says_how_to_fix(video
     finally:
         monkeypatch.undo()
         loader._installed_versions.cache_clear()
+
+
+def test_agreement_holds_with_threaded_scaling_on_larger_frames(tmp_path):
+    """Frames of 640x360 and up are scaled with several swscale threads; still bit-identical to decord."""
+    from harness.frames.scaling import scale_threads
+
+    path = write_marker_video(tmp_path / "wide.mp4", 12, 640, 360, fps=24)
+    ref = VideoRef(path=path)
+    a = load_clip(ref, FrameSpec(strategy="all", max_side=200, decoder="pyav"))
+    b = load_clip(ref, FrameSpec(strategy="all", max_side=200, decoder="decord"))
+    assert a.frames.shape == (12, 113, 200, 3)
+    assert np.array_equal(a.frames, b.frames)
+    assert [read_marker(f) for f in a.frames] == list(range(12))
+    assert scale_threads(640, 360) >= min(2, __import__("os").cpu_count() or 1)

@@ -8,6 +8,7 @@ which is bit-identical to decord's output (see docs/frames.md). Scaling happens 
 
 from __future__ import annotations
 
+import math
 import os
 from fractions import Fraction
 from typing import Optional
@@ -16,9 +17,12 @@ import numpy as np
 
 from harness.frames.spec import FrameSpec
 
+GRAPH_THREADS = 1
+
 
 def target_size(width: int, height: int, spec: FrameSpec) -> tuple[int, int]:
-    """(w, h) after `max_side` / `max_height`: aspect kept, never upscaled, each side at least 1."""
+    """(w, h) after `max_side` / `max_height`: aspect kept (sides rounded half up), never upscaled,
+    each side at least 1."""
     scale = 1.0
     if spec.max_side:
         scale = min(scale, spec.max_side / max(width, height))
@@ -26,7 +30,7 @@ def target_size(width: int, height: int, spec: FrameSpec) -> tuple[int, int]:
         scale = min(scale, spec.max_height / height)
     if scale >= 1.0:
         return width, height
-    return max(1, int(round(width * scale))), max(1, int(round(height * scale)))
+    return max(1, math.floor(width * scale + 0.5)), max(1, math.floor(height * scale + 0.5))
 
 
 def scale_threads(width: int, height: int) -> int:
@@ -49,6 +53,7 @@ class RgbConverter:
         import av
 
         graph = av.filter.Graph()
+        graph.threads = GRAPH_THREADS
         src = graph.add_buffer(
             width=frame.width,
             height=frame.height,
@@ -67,12 +72,15 @@ class RgbConverter:
         self._src_fmt = (frame.width, frame.height, frame.format.name)
 
     def convert(self, frame, out: Optional[np.ndarray] = None) -> np.ndarray:
-        """RGB pixels of `frame` at the target size, written into `out` when given."""
+        """RGB pixels of `frame` at the target size, written into `out` when given (one copy only)."""
         if self._src_fmt != (frame.width, frame.height, frame.format.name):
             self._build(frame)
         self._graph.push(frame)
-        rgb = self._graph.pull().to_ndarray()
+        rgb = self._graph.pull()
+        plane = rgb.planes[0]
+        view = np.frombuffer(plane, dtype=np.uint8).reshape(rgb.height, plane.line_size)
+        view = view[:, : rgb.width * 3].reshape(rgb.height, rgb.width, 3)
         if out is None:
-            return rgb
-        out[...] = rgb
+            return view.copy()
+        out[...] = view
         return out
