@@ -118,3 +118,57 @@ def test_same_command_twice_is_byte_identical(tmp_path, colors_root, plugin_site
                 r.pop("created")
                 r["samples_files"] = {k: v.split("_20")[0] for k, v in r["samples_files"].items()}
             assert ra == rb
+
+
+def _rows(root):
+    return [json.loads(x) for x in (root / "colors" / "test.jsonl").read_text().splitlines()]
+
+
+def _write_rows(root, rows, extra_lines=()):
+    lines = [json.dumps(r) for r in rows] + list(extra_lines)
+    (root / "colors" / "test.jsonl").write_text("\n".join(lines) + "\n")
+
+
+@pytest.mark.parametrize(
+    "damage, message",
+    [
+        (lambda rows: (rows, ["{not json"]), r"test.jsonl is not valid JSON \(line 49"),
+        (lambda rows: (rows + [["a", "list"]], []), r"row 48 of split 'test' is not a mapping"),
+        (lambda rows: (rows + [dict(rows[0])], []), r"duplicate doc id 'test-0-color'"),
+    ],
+)
+def test_malformed_dataset_files_fail_up_front_naming_file_and_row(
+    tmp_path, colors_root, with_plugin, damage, message
+):
+    from harness.errors import DataError
+
+    root = tmp_path / "data"
+    shutil.copytree(colors_root, root)
+    rows, extra = damage(_rows(root))
+    _write_rows(root, rows, extra)
+    cfg = RunConfig(tasks=["colors_qa"], model="oracle", data=root, cache_dir=tmp_path / "c", progress=False)
+    with pytest.raises(DataError, match=message):
+        run(cfg, load_plugins())
+
+
+def test_a_malformed_row_is_a_counted_request_error(tmp_path, colors_root, with_plugin):
+    root = tmp_path / "data"
+    shutil.copytree(colors_root, root)
+    rows = _rows(root)
+    rows[0]["video"] = {"not": "a path"}
+    rows[1]["video"] = "/absolute/video.mp4"
+    _write_rows(root, rows)
+    cfg = RunConfig(
+        tasks=["colors_qa"],
+        model="oracle",
+        data=root,
+        cache_dir=tmp_path / "c",
+        progress=False,
+        output_path=tmp_path / "o",
+        log_samples=True,
+    )
+    out = run(cfg, load_plugins())
+    res = out.results["results"]["colors_qa"]
+    assert res["n_errors"] == 2 and res["n_scored"] == 22
+    msgs = [r["error"]["message"] for r in read_samples(out.samples_paths["colors_qa"]) if r["error"]]
+    assert any("test-0-color" in m or "path" in m for m in msgs) and any("is absolute" in m for m in msgs)
