@@ -241,14 +241,29 @@ def _looks_like_hub_id(source: str, base_dir: Path) -> bool:
     )
 
 
+def _read_jsonl(path: Path, task: str) -> list:
+    """One JSON value per non-empty line; an error names the file and its line number."""
+    rows = []
+    with open(path, encoding="utf-8") as f:
+        for lineno, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise DataError(
+                    f"task '{task}': {path} is not valid JSON (line {lineno}: {exc.msg})"
+                ) from exc
+    return rows
+
+
 def _read_local_split(root: Path, split: str, task: str) -> list[dict]:
     for name in (f"{split}.jsonl", f"{split}.json", f"data/{split}.jsonl", f"data/{split}.json"):
         p = root / name
         if p.exists():
+            if p.suffix == ".jsonl":
+                return _read_jsonl(p, task)
             try:
-                if p.suffix == ".jsonl":
-                    with open(p, encoding="utf-8") as f:
-                        return [json.loads(line) for line in f if line.strip()]
                 data = json.loads(p.read_text(encoding="utf-8"))
             except json.JSONDecodeError as exc:
                 raise DataError(

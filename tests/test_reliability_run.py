@@ -132,8 +132,8 @@ def _write_rows(root, rows, extra_lines=()):
 @pytest.mark.parametrize(
     "damage, message",
     [
-        (lambda rows: (rows, ["{not json"]), r"test.jsonl is not valid JSON \(line 49"),
-        (lambda rows: (rows + [["a", "list"]], []), r"row 48 of split 'test' is not a mapping"),
+        (lambda rows: (rows, ["{not json"]), r"test.jsonl is not valid JSON \(line 25"),
+        (lambda rows: (rows + [["a", "list"]], []), r"row 24 of split 'test' is not a mapping"),
         (lambda rows: (rows + [dict(rows[0])], []), r"duplicate doc id 'test-0-color'"),
     ],
 )
