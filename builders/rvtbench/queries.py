@@ -1,0 +1,182 @@
+"""Queries per level and their ground truth (paper eq. 5): sub-tree -> expression -> query, executed on the DT.
+
+For each selected object and task type, levels L = 1..4 use the sub-tree R_{i,L}; a level is produced when
+the sub-tree is deep enough for a chain of L - 1 relations. Ground truth for segmentation and grounding is
+the executed expression's referents read from the full DT (RLE mask union and [x, y, w, h] boxes per
+evaluation frame); VQA and summary answers come from the templates or the query model.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+
+from metrics import decode_rle, encode_rle
+
+from .facts import ObjectFacts
+from .llm_io import ask_json, dt_digest
+from .templates import query_text, vary
+from .tree import execute, expression_paths, make_expression, subtree
+
+LEVELS = (1, 2, 3, 4)
+CATEGORIES = ("semantic", "spatial", "temporal")
+MAX_CANDIDATES = 8
+
+
+class TemplateQueries:
+    """`rvtbench.query.templates`: the project's templates (builders/rvtbench/templates.py)."""
+
+    name = "templates"
+
+    def write(
+        self, task_type: str, expr: dict, sub: dict, facts: dict, sampled: dict, rng: random.Random
+    ) -> tuple[str, str | None, list[str]]:
+        """(query, answer or None, categories)."""
+        query, answer = query_text(task_type, expr, facts, rng)
+        return query, answer, list(expr["categories"])
+
+
+class LLMQueries:
+    """`rvtbench.query.llm`: a registered model writes the query (and VQA/summary answer) for a sub-tree.
+
+    The expression the query must express is given to the model, so segmentation and grounding ground
+    truth still comes from executing it; an unusable reply falls back to the templates (counted).
+    """
+
+    name = "llm"
+    PROMPT = (
+        "Digital twin of a video:\n{digest}\n\nTask type: {task_type}. Difficulty level: {level} (1-4).\n"
+        "Reasoning sub-tree (nodes and edges, root = target object): {tree}\n"
+        "The target is exactly: {phrase}.\nWrite an implicit query (do not name the target directly when you can "
+        "describe it through its relations) and, for vqa or summary, its answer. Reasoning categories are a "
+        'subset of semantic, spatial, temporal. Answer with JSON only: {{"query": "...", "answer": "..." or null, '
+        '"categories": ["..."]}}'
+    )
+
+    def __init__(self, model: Any):
+        self.model = model
+        self.fallbacks = 0
+        self._templates = TemplateQueries()
+
+    def write(
+        self, task_type: str, expr: dict, sub: dict, facts: dict, sampled: dict, rng: random.Random
+    ) -> tuple[str, str | None, list[str]]:
+        """The model's query; falls back to the templates when the reply lacks what the task type needs."""
+        from .templates import phrase
+
+        prompt = self.PROMPT.format(
+            digest=dt_digest(sampled),
+            task_type=task_type,
+            level=sub["level"],
+            tree=sub["edges"],
+            phrase=phrase(expr),
+        )
+        reply = ask_json(
+            self.model, prompt, f"{sampled['metadata']['video']}:{expr['instance']}:{sub['level']}"
+        )
+        ok = isinstance(reply, dict) and isinstance(reply.get("query"), str) and reply["query"].strip()
+        needs_answer = task_type in ("vqa", "summary")
+        if ok and needs_answer:
+            ok = isinstance(reply.get("answer"), str) and bool(reply["answer"].strip())
+        if not ok:
+            self.fallbacks += 1
+            return self._templates.write(task_type, expr, sub, facts, sampled, rng)
+        cats = [c for c in reply.get("categories") or [] if c in CATEGORIES] or list(expr["categories"])
+        return reply["query"].strip(), reply["answer"].strip() if needs_answer else None, sorted(set(cats))
+
+
+def choose_expression(
+    sub: dict, root: str, facts: dict[str, ObjectFacts], rng: random.Random
+) -> tuple[dict, list[str]] | None:
+    """An expression for sub-tree `sub` using its full depth, preferring one whose referent is only the root."""
+    paths = [p for p in expression_paths(sub) if len(p) == sub["level"] - 1]
+    if not paths:
+        return None
+    rng.shuffle(paths)
+    fallback = None
+    for path in paths[:MAX_CANDIDATES]:
+        expr = make_expression(sub, path, rng, prefer_event=vary(rng))
+        if not expr["attrs"] and not expr["events"] and not expr.get("rel"):
+            continue
+        referents = execute(expr, facts)
+        if referents == [root]:
+            return expr, referents
+        if fallback is None and root in referents:
+            fallback = (expr, referents)
+    return fallback
+
+
+def ground_truth(task_type: str, dt: dict, referents: list[str], eval_frames: list[int]) -> dict:
+    """Masks (one RLE per evaluation frame, union of the referents) or boxes (a list per frame)."""
+    h, w = dt["metadata"]["resolution"]
+    frames = {f["timestamp"]: f for f in dt["frames"]}
+    if task_type == "segmentation":
+        masks = []
+        for t in eval_frames:
+            union = np.zeros((h, w), dtype=bool)
+            for i in referents:
+                inst = frames[t]["instances"].get(i)
+                if inst is not None:
+                    union |= decode_rle(inst["mask"])[0]
+            masks.append(encode_rle(union)[0])
+        return {"frames": list(eval_frames), "masks": masks}
+    boxes = [
+        [list(frames[t]["instances"][i]["bbox"]) for i in referents if i in frames[t]["instances"]]
+        for t in eval_frames
+    ]
+    return {"frames": list(eval_frames), "boxes": boxes}
+
+
+def video_samples(
+    dt: dict,
+    sampled: dict,
+    facts: dict[str, ObjectFacts],
+    selection: list[tuple[str, list[str]]],
+    trees: dict[str, dict],
+    writer: Any,
+    eval_frames: list[int],
+    video_id: str,
+    rng: random.Random,
+) -> list[dict]:
+    """Every sample (the paper's tuple) of one video."""
+    out = []
+    meta = dt["metadata"]
+    for obj, types in selection:
+        for task_type in types:
+            for level in LEVELS:
+                sub = subtree(trees[obj], level)
+                chosen = choose_expression(sub, obj, facts, rng)
+                if chosen is None:
+                    continue
+                expr, referents = chosen
+                query, answer, cats = writer.write(task_type, expr, sub, facts, sampled, rng)
+                if task_type in ("segmentation", "grounding"):
+                    target = ground_truth(task_type, dt, referents, eval_frames)
+                else:
+                    target = {"text": answer}
+                out.append(
+                    {
+                        "id": f"{video_id}_o{obj}_{task_type}_L{level}",
+                        "video": meta["video"],
+                        "video_id": video_id,
+                        "dt": f"dt/{video_id}.json",
+                        "task_type": task_type,
+                        "query": query,
+                        "categories": cats,
+                        "category": "+".join(cats),
+                        "level": level,
+                        "object_id": obj,
+                        "referents": referents,
+                        "unique": referents == [obj],
+                        "expression": expr,
+                        "tree": sub,
+                        "answer": target,
+                        "width": meta["resolution"][1],
+                        "height": meta["resolution"][0],
+                        "num_frames": meta["duration"],
+                        "fps": meta["fps"],
+                    }
+                )
+    return out

@@ -1,0 +1,90 @@
+"""Query and answer templates written for this project (the `rvtbench.query.templates` generator).
+
+A referring expression (tree.make_expression) becomes a noun phrase; each task type wraps it in its own
+instruction. VQA asks for a fact of the root that the expression does not use; summary answers describe the
+root with the facts of the sub-tree. Everything is deterministic given the expression and the facts.
+"""
+
+from __future__ import annotations
+
+import random
+
+from .dt import RELATION_WORDS
+from .facts import ATTRIBUTE_ORDER, EVENT_WORDS, ObjectFacts
+
+REL_WORDS = {**RELATION_WORDS, "passes": "passing"}
+SEG_FORMS = ("Segment {e}.", "Please segment {e} in the video.", "Find and segment {e}.")
+GROUND_FORMS = (
+    "Locate {e} in every frame.",
+    "Give the bounding box of {e}.",
+    "Where is {e}? Ground it with boxes.",
+)
+SUMMARY_FORMS = ("Summarize the video with a focus on {e}.", "Describe what happens to {e} over the video.")
+
+
+def phrase(expr: dict) -> str:
+    """'the small red cone that moves to the left and that is behind the large cube'."""
+    attrs = expr["attrs"]
+    adjs = [attrs[k] for k in ATTRIBUTE_ORDER if k in attrs and k not in ("shape", "category")]
+    noun = attrs.get("shape") or attrs.get("category") or "object"
+    text = " ".join(["the", *adjs, noun])
+    clauses = [f"that {EVENT_WORDS[e]}" for e in expr["events"]]
+    if expr.get("rel"):
+        child = phrase(expr["child"])
+        clauses.append(
+            f"that is {REL_WORDS[expr['rel']]} {child}" if expr["rel"] != "passes" else f"that passes {child}"
+        )
+    return text + (" " + " and ".join(clauses) if clauses else "")
+
+
+def query_text(
+    task_type: str, expr: dict, facts: dict[str, ObjectFacts], rng: random.Random
+) -> tuple[str, str | None]:
+    """(query, answer) for one expression; the answer is None for segmentation and grounding."""
+    e = phrase(expr)
+    if task_type == "segmentation":
+        return rng.choice(SEG_FORMS).format(e=e), None
+    if task_type == "grounding":
+        return rng.choice(GROUND_FORMS).format(e=e), None
+    root = facts[expr["instance"]]
+    if task_type == "vqa":
+        unused = [k for k in ATTRIBUTE_ORDER if k in root.attributes and k not in expr["attrs"]]
+        if unused:
+            key = rng.choice(unused)
+            word = "colour" if key == "color" else key
+            return f"What is the {word} of {e}?", f"The {word} of the object is {root.attributes[key]}."
+        events = [ev for ev in root.events if ev not in expr["events"]]
+        if events:
+            return f"What does {e} do during the video?", f"It {EVENT_WORDS[events[0]]}."
+        return (
+            f"Does {e} move during the video?",
+            "No, it stays in place." if not root.events else "Yes, it moves.",
+        )
+    if task_type == "summary":
+        return rng.choice(SUMMARY_FORMS).format(e=e), summary_answer(expr, facts)
+    raise ValueError(f"unknown task type '{task_type}'")
+
+
+def summary_answer(expr: dict, facts: dict[str, ObjectFacts]) -> str:
+    """A summary of the root and the objects the expression passes through."""
+    sentences = []
+    node: dict | None = expr
+    subject = "The video shows"
+    while node is not None:
+        f = facts[node["instance"]]
+        if node is expr or f.events:
+            text = f"{subject} {f.description.rstrip('.')}"
+            if f.events:
+                text += ", which " + " and ".join(EVENT_WORDS[e] for e in f.events)
+            sentences.append(text + ".")
+        if node.get("rel") and node.get("child"):
+            child = facts[node["child"]["instance"]]
+            sentences.append(f"It is {REL_WORDS[node['rel']]} {child.description.rstrip('.')}.")
+        subject = "There is"
+        node = node.get("child")
+    return " ".join(sentences)
+
+
+def vary(rng: random.Random) -> bool:
+    """A seeded coin (whether to prefer an event over an attribute for the root)."""
+    return rng.random() < 0.5

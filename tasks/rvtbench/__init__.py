@@ -1,0 +1,1 @@
+"""RVTBench task plugin (paper 002): reasoning segmentation, grounding, VQA and summary."""

@@ -1,0 +1,139 @@
+"""RVTBench perception stages on tiny random SAM 2 / Depth Anything models built from configs (offline)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.hf
+torch = pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+
+def _tiny_sam2(folder: Path) -> Path:
+    from transformers import (
+        Sam2ImageProcessor,
+        Sam2VideoConfig,
+        Sam2VideoModel,
+        Sam2VideoProcessor,
+        Sam2VideoVideoProcessor,
+    )
+    from transformers.models.sam2.configuration_sam2 import Sam2HieraDetConfig, Sam2VisionConfig
+
+    s = 128
+    backbone = Sam2HieraDetConfig(
+        hidden_size=16,
+        num_attention_heads=1,
+        image_size=[s, s],
+        blocks_per_stage=[1, 1, 2, 1],
+        embed_dim_per_stage=[16, 32, 64, 128],
+        num_attention_heads_per_stage=[1, 1, 1, 1],
+        window_size_per_stage=[4, 4, 4, 4],
+        global_attention_blocks=[3],
+        window_positional_embedding_background_size=[4, 4],
+    )
+    vision = Sam2VisionConfig(
+        backbone_config=backbone,
+        backbone_channel_list=[128, 64, 32, 16],
+        backbone_feature_sizes=[[s // 4, s // 4], [s // 8, s // 8], [s // 16, s // 16]],
+        fpn_hidden_size=128,
+    )
+    # memory_encoder_output_channels must be 64 (the memory cross-attention's key width is fixed in transformers)
+    config = Sam2VideoConfig(
+        vision_config=vision,
+        image_size=s,
+        memory_attention_hidden_size=128,
+        memory_attention_num_layers=1,
+        memory_attention_feed_forward_hidden_size=64,
+        memory_attention_rope_feat_sizes=[s // 16, s // 16],
+        memory_encoder_hidden_size=128,
+        memory_encoder_output_channels=64,
+        mask_downsampler_embed_dim=128,
+        memory_fuser_embed_dim=128,
+        memory_fuser_intermediate_dim=64,
+        prompt_encoder_config={"hidden_size": 128, "image_size": s, "patch_size": 16},
+        mask_decoder_config={
+            "hidden_size": 128,
+            "mlp_dim": 64,
+            "num_hidden_layers": 2,
+            "iou_head_hidden_dim": 32,
+        },
+    )
+    torch.manual_seed(0)
+    Sam2VideoModel(config).save_pretrained(folder)
+    size = {"height": s, "width": s}
+    Sam2VideoProcessor(
+        image_processor=Sam2ImageProcessor(size=size), video_processor=Sam2VideoVideoProcessor(size=size)
+    ).save_pretrained(folder)
+    return folder
+
+
+def _tiny_depth_anything(folder: Path) -> Path:
+    from transformers import (
+        DepthAnythingConfig,
+        DepthAnythingForDepthEstimation,
+        Dinov2Config,
+        DPTImageProcessor,
+    )
+
+    backbone = Dinov2Config(
+        hidden_size=32,
+        num_hidden_layers=4,
+        num_attention_heads=2,
+        intermediate_size=64,
+        image_size=56,
+        patch_size=14,
+        out_features=["stage1", "stage2", "stage3", "stage4"],
+        reshape_hidden_states=False,
+    )
+    config = DepthAnythingConfig(
+        backbone_config=backbone,
+        neck_hidden_sizes=[16, 16, 16, 16],
+        fusion_hidden_size=16,
+        head_hidden_size=8,
+        reassemble_hidden_size=32,
+        patch_size=14,
+    )
+    torch.manual_seed(0)
+    DepthAnythingForDepthEstimation(config).save_pretrained(folder)
+    DPTImageProcessor(
+        size={"height": 56, "width": 56}, keep_aspect_ratio=False, ensure_multiple_of=14
+    ).save_pretrained(folder)
+    return folder
+
+
+def _frames() -> np.ndarray:
+    video = np.full((3, 48, 64, 3), 40, dtype=np.uint8)
+    for t in range(3):
+        video[t, 10:30, 8 + 4 * t : 28 + 4 * t] = (220, 40, 40)
+        video[t, 20:44, 40:60] = (40, 60, 220)
+    return video
+
+
+def test_depth_anything_stage_on_a_tiny_model(tmp_path):
+    from builders.rvtbench.parts import load_part
+
+    depth = load_part("depth", "depth_anything", model=str(_tiny_depth_anything(tmp_path / "da")))
+    out = depth.depth(_frames())
+    assert out.shape == (3, 48, 64) and np.isfinite(out).all()
+
+
+def test_sam2_segmenter_and_perception_dt_on_tiny_models(tmp_path):
+    from builders.rvtbench.describers import OpenCVDescriber
+    from builders.rvtbench.dt import validate_dt
+    from builders.rvtbench.parts import load_part
+    from builders.rvtbench.perception import perception_dt
+
+    seg = load_part("segmenter", "sam2", model=str(_tiny_sam2(tmp_path / "sam2")), grid=2, min_area=0.0)
+    depth = load_part("depth", "depth_anything", model=str(_tiny_depth_anything(tmp_path / "da")))
+    frames = _frames()
+    tracks, scores = seg.segment(frames, keyframe_interval=2)
+    assert all(m.shape == (3, 48, 64) and m.dtype == bool for m in tracks.values())
+    assert set(scores) == set(tracks)
+    dt = perception_dt(frames, 10.0, "videos/x.mp4", seg, depth, OpenCVDescriber(), 2, {"segmenter": "sam2"})
+    validate_dt(dt)
+    assert dt["metadata"]["source"] == "perception" and len(dt["frames"]) == 3
