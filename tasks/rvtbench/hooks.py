@@ -1,0 +1,114 @@
+"""RVTBench task hooks: loader, prompts' frame list, parsing, per-sample scores, oracle answers.
+
+Segmentation needs masks from the model (Response.structured {"masks": [RLE per frame]}); a reply with no
+structured output is "not applicable" (scores None, counted), never masks faked from boxes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from harness.api import Parsed, Response
+from metrics import decode_rle, j_and_f, jaccard, rouge_l_per_sample
+
+from .boxes import BoxFormatError, parse_text_boxes, structured_boxes
+from .release import load_samples
+
+NOT_APPLICABLE = (
+    "not applicable: the model returned no masks (text-only); configure a mask-producing model or pipeline"
+)
+
+
+def load(root, split, options):
+    """Loader hook: rows of options['task_type'] from a build or the release."""
+    return load_samples(root, split, options)
+
+
+def _size(doc: dict, target: dict) -> tuple[int, int]:
+    if doc.get("height") and doc.get("width"):
+        return int(doc["height"]), int(doc["width"])
+    rles = target.get("masks") or []
+    if rles:
+        return tuple(int(v) for v in rles[0]["size"])
+    raise ValueError(f"doc {doc.get('id')}: no width/height given")
+
+
+def raster(boxes: list[list[list[float]]], height: int, width: int) -> np.ndarray:
+    """(T, H, W) bool: the union of each frame's boxes, pixel-rounded."""
+    out = np.zeros((len(boxes), height, width), dtype=bool)
+    for t, per in enumerate(boxes):
+        for x, y, w, h in per:
+            x0, y0 = max(int(round(x)), 0), max(int(round(y)), 0)
+            x1, y1 = min(int(round(x + w)), width), min(int(round(y + h)), height)
+            out[t, y0:y1, x0:x1] = True
+    return out
+
+
+def parse(response: Response, doc: dict) -> Parsed:
+    """Masks, boxes or text by task type; malformed answers are invalid and scored as empty."""
+    target = doc["answer"]
+    task_type = doc["task_type"]
+    if task_type == "segmentation":
+        masks = (response.structured or {}).get("masks") if isinstance(response.structured, dict) else None
+        if response.structured is None:
+            return Parsed(answer=None, valid=True, note=NOT_APPLICABLE, extra={"not_applicable": True})
+        if isinstance(masks, dict):
+            masks = [masks.get(str(t)) for t in target["frames"]]
+        if not isinstance(masks, list) or len(masks) != len(target["frames"]):
+            return Parsed(answer=None, valid=False, note="structured masks must give one RLE per frame")
+        try:
+            decode_rle([m for m in masks if m is not None]) if any(m is not None for m in masks) else None
+        except ValueError as err:
+            return Parsed(answer=None, valid=False, note=f"bad RLE: {err}")
+        return Parsed(answer=masks)
+    if task_type == "grounding":
+        h, w = _size(doc, target)
+        try:
+            if response.structured is not None:
+                boxes = structured_boxes(response.structured, target["frames"])
+            else:
+                boxes = parse_text_boxes(response.text or "", target["frames"], w, h)
+        except BoxFormatError as err:
+            return Parsed(answer=[[] for _ in target["frames"]], valid=False, note=f"rejected boxes: {err}")
+        return Parsed(answer=boxes)
+    text = (response.text or "").strip()
+    return Parsed(answer=text, valid=bool(text), note=None if text else "empty reply")
+
+
+def _mask_stack(masks: list, height: int, width: int) -> np.ndarray:
+    return np.stack([decode_rle(m)[0] if m is not None else np.zeros((height, width), bool) for m in masks])
+
+
+def score(parsed: Parsed, target: dict, doc: dict) -> dict:
+    """Per-sample J, F, J&F (segmentation), IoU (grounding) or ROUGE-L (text); dataset metrics in aggregate."""
+    task_type = doc["task_type"]
+    if task_type == "segmentation":
+        if parsed.extra.get("not_applicable"):
+            return {"J": None, "F": None, "J&F": None}
+        h, w = _size(doc, target)
+        gt = _mask_stack(target["masks"], h, w)
+        pred = _mask_stack(parsed.answer, h, w) if parsed.valid else np.zeros_like(gt)
+        stats = j_and_f(pred, gt)
+        return {"J": float(jaccard(pred, gt).mean()), "F": stats["F_mean"], "J&F": stats["J&F"]}
+    if task_type == "grounding":
+        h, w = _size(doc, target)
+        gt = raster(target["boxes"], h, w)
+        pred = raster(parsed.answer if parsed.valid else [[] for _ in target["frames"]], h, w)
+        union = np.count_nonzero(pred | gt)
+        return {"IoU": 1.0 if union == 0 else np.count_nonzero(pred & gt) / union}
+    cand = parsed.answer if parsed.valid else ""
+    return {"ROUGE-L": rouge_l_per_sample([cand], [[target["text"]]])[0]}
+
+
+def oracle_answer(doc: dict, target: dict):
+    """The target in the model output contract (structured masks/boxes, or text)."""
+    if doc["task_type"] == "segmentation":
+        return {"text": "", "structured": {"masks": target["masks"]}}
+    if doc["task_type"] == "grounding":
+        return {"text": "", "structured": {"boxes": target["boxes"]}}
+    return target["text"]
+
+
+def target(doc: dict) -> dict:
+    """The ground truth: {frames, masks} / {frames, boxes} / {text}."""
+    return doc["answer"]

@@ -1,0 +1,143 @@
+"""RVTBench tasks: oracle is perfect, shifted boxes score the hand IoU, malformed answers count as empty."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.api import Parsed, Response
+from tasks.rvtbench.hooks import parse, score
+from tasks.rvtbench.release import load_samples
+
+FIXTURE = Path(__file__).resolve().parents[1] / "tasks" / "rvtbench" / "fixtures" / "release"
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory) -> Path:
+    from builders.rvtbench.commands import RvtbenchBuilder
+
+    (ds,) = RvtbenchBuilder().demo(tmp_path_factory.mktemp("rvtdemo"), 0)
+    return ds.data_dir
+
+
+def test_oracle_scores_perfectly_with_full_category_level_tables(demo, tmp_path):
+    from harness.run_config import RunConfig
+    from harness.runner import run
+
+    out = run(
+        RunConfig(
+            tasks=["rvtbench"],
+            model="oracle",
+            data=str(demo),
+            output_path=str(tmp_path / "o"),
+            log_samples=True,
+            cache_dir=str(tmp_path / "c"),
+        )
+    )
+    res = out.results["results"]
+    assert res["rvtbench_seg"]["metrics"]["J&F"]["value"] == 1.0
+    for task, keys, best in (
+        ("rvtbench_seg", ("J", "F", "J&F"), 1.0),
+        ("rvtbench_grounding", ("cIoU", "gIoU", "AP@50"), 1.0),
+        ("rvtbench_vqa", ("BLEU-4", "ROUGE-L"), 1.0),
+        ("rvtbench_summary", ("BLEU-4", "ROUGE-L"), 1.0),
+    ):
+        table = res[task]["tables"]["by_category_level"]
+        assert set(table) == {"overall"} | {
+            f"{c}|L{lv}" for c in ("semantic", "spatial", "temporal") for lv in (1, 2, 3, 4)
+        }
+        assert table["overall"]["n_samples"] == res[task]["n_samples"] > 0
+        for cell in table.values():
+            if cell["n_samples"]:
+                assert all(cell[k] == pytest.approx(best) for k in keys), (task, cell)
+        if task in ("rvtbench_vqa", "rvtbench_summary"):
+            assert table["overall"]["CIDEr-D"] == pytest.approx(10.0)
+            assert (
+                table["overall"]["BERTScore"] is None
+                and "not computed" in table["overall"]["BERTScore_reason"]
+            )
+
+
+def _doc(boxes, frames=(0, 5)) -> dict:
+    return {
+        "id": "g",
+        "task_type": "grounding",
+        "width": 20,
+        "height": 10,
+        "answer": {"frames": list(frames), "boxes": boxes},
+    }
+
+
+def test_shifted_boxes_score_the_hand_computed_iou():
+    doc = _doc([[[2, 2, 4, 4]], [[10, 0, 5, 5]]])
+    text = json.dumps(
+        {
+            "coordinates": "pixel",
+            "boxes": [
+                {
+                    "frame": 0,
+                    "bbox_xyxy": [4, 2, 8, 6],
+                },  # shifted 2 px right: inter 2x4 = 8, union 16 + 16 - 8 = 24
+                {"frame": 5, "bbox_xywh": [10, 0, 5, 5]},  # exact: 25
+            ],
+        }
+    )
+    parsed = parse(Response(text=text), doc)
+    assert parsed.valid
+    assert score(parsed, doc["answer"], doc)["IoU"] == pytest.approx((8 + 25) / (24 + 25))
+    norm = json.dumps(
+        {"coordinates": "normalized", "boxes": [{"frame": 0, "bbox_xywh": [0.1, 0.2, 0.2, 0.4]}]}
+    )
+    parsed = parse(Response(text=norm), doc)
+    assert parsed.answer[0] == [[2.0, 2.0, 4.0, 4.0]] and parsed.answer[1] == []
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "the cup is at the left",
+        json.dumps({"boxes": [{"frame": 0, "box": [1, 1, 3, 3]}]}),  # unlabelled
+        json.dumps({"boxes": [{"frame": 3, "bbox_xyxy": [1, 1, 3, 3]}]}),  # a frame not asked for
+        json.dumps({"boxes": [{"frame": 0, "bbox_xyxy": [5, 1, 3, 3]}]}),  # x2 < x1
+        json.dumps({"coordinates": "normalized", "boxes": [{"frame": 0, "bbox_xywh": [2, 2, 4, 4]}]}),
+    ],
+)
+def test_malformed_boxes_are_invalid_and_scored_as_empty(reply):
+    doc = _doc([[[2, 2, 4, 4]], [[10, 0, 5, 5]]])
+    parsed = parse(Response(text=reply), doc)
+    assert not parsed.valid and parsed.note.startswith("rejected boxes")
+    assert score(parsed, doc["answer"], doc)["IoU"] == 0.0
+
+
+def test_text_only_segmentation_is_not_applicable():
+    doc = {
+        "id": "s",
+        "task_type": "segmentation",
+        "width": 8,
+        "height": 6,
+        "answer": {"frames": [0], "masks": [{"size": [6, 8], "counts": "0`0"}]},
+    }
+    parsed = parse(Response(text="[[1, 1, 3, 3]]"), doc)
+    assert parsed.extra["not_applicable"] and score(parsed, doc["answer"], doc)["J&F"] is None
+    bad = parse(Response(text="", structured={"masks": "nope"}), doc)
+    assert not bad.valid and score(bad, doc["answer"], doc)["J"] == 0.0
+    assert isinstance(parsed, Parsed)
+
+
+def test_release_format_fixture_loads():
+    rows = load_samples(FIXTURE, "test", {})
+    assert [r["task_type"] for r in rows] == ["segmentation", "grounding", "vqa", "summary"]
+    assert (
+        rows[0]["answer"]["frames"] == [0, 3]
+        and rows[0]["categories"] == ["semantic"]
+        and rows[0]["level"] == 1
+    )
+    assert (
+        rows[1]["answer"]["boxes"] == [[[2, 1, 3, 3]], [[2, 1, 3, 3]]]
+        and rows[1]["category"] == "semantic+spatial"
+    )
+    assert rows[3]["categories"] == ["semantic", "temporal"] and rows[3]["level"] == 4
+    assert rows[0]["video"] == "rvtbench/videos/demo.mp4" or rows[0]["video"] == "videos/demo.mp4"
+    assert load_samples(FIXTURE, "test", {"task_type": "vqa"})[0]["answer"] == {"text": "The cup."}
