@@ -248,3 +248,35 @@ def test_agreement_holds_with_threaded_scaling_on_larger_frames(tmp_path):
     assert np.array_equal(a.frames, b.frames)
     assert [read_marker(f) for f in a.frames] == list(range(12))
     assert scale_threads(640, 360) >= min(2, __import__("os").cpu_count() or 1)
+
+
+@pytest.mark.parametrize("ccw", [90, 180, 270])
+def test_display_rotation_is_applied(tmp_path, videos, ccw):
+    """A video stored with a display matrix comes out as players show it (FFmpeg's autorotate)."""
+    import av
+
+    rotated = tmp_path / f"rot{ccw}.mp4"
+    with av.open(videos["tiny"]) as inp, av.open(str(rotated), "w") as out:
+        s_in = inp.streams.video[0]
+        s_out = out.add_stream_from_template(s_in)
+        s_out.set_display_rotation(ccw)  # counter-clockwise, as PyAV reads it back
+        for pkt in inp.demux(s_in):
+            if pkt.dts is not None:
+                pkt.stream = s_out
+                out.mux(pkt)
+    info = probe_video(rotated)
+    turn = (360 - ccw) % 360  # clockwise degrees applied when decoding
+    assert info.rotation == turn
+    assert (info.width, info.height) == ((48, 64) if ccw in (90, 270) else (64, 48))
+    plain = load_clip(VideoRef(path=videos["tiny"]), FrameSpec(strategy="uniform", count=5, decoder="pyav"))
+    clip = load_clip(VideoRef(path=str(rotated)), FrameSpec(strategy="uniform", count=5, max_side=32))
+    assert clip.frames.shape == ((5, 32, 24, 3) if ccw in (90, 270) else (5, 24, 32, 3))
+    assert clip.decoder.startswith("pyav-") and clip.source_size == (info.width, info.height)
+    # undo the clockwise turn: the stored picture, with its markers, is back
+    upright = [np.rot90(f, k=turn // 90) for f in clip.frames]
+    assert [read_marker(f) for f in upright] == clip.indices == plain.indices
+    native = load_clip(VideoRef(path=str(rotated)), FrameSpec(strategy="uniform", count=5, decoder="pyav"))
+    assert np.array_equal(np.stack([np.rot90(f, k=turn // 90) for f in native.frames]), plain.frames)
+    with pytest.raises(MediaError) as err:
+        load_clip(VideoRef(path=str(rotated)), FrameSpec(strategy="uniform", count=5, decoder="decord"))
+    assert err.value.reason == "decoder_failed" and "rotated" in str(err.value)

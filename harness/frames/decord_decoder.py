@@ -26,15 +26,18 @@ def decord_available() -> bool:
 
 
 def decode_decord(
-    path: str | Path, num_frames: int, wanted: Sequence[int], size: tuple[int, int]
+    path: str | Path, num_frames: int, wanted: Sequence[int], size: tuple[int, int], rotation: int = 0
 ) -> np.ndarray:
     """Decode the sorted distinct source frames `wanted` at `size` (w, h) -> (len, h, w, 3) uint8.
 
     Raises MediaError 'decoder_failed' (with decord's message) when decord cannot read the file or
-    disagrees with the probe on the frame count (its indices would not match PyAV's).
+    disagrees with the probe on the frame count (its indices would not match PyAV's). decord 0.6 fails on
+    videos with a display rotation (malformed or mis-sized batches), so those are refused up front.
     """
     import decord
 
+    if rotation:
+        raise MediaError(path, "decoder_failed", f"decord cannot decode videos rotated by {rotation} degrees")
     w, h = size
     out = np.empty((len(wanted), h, w, 3), dtype=np.uint8)
     try:
@@ -45,7 +48,10 @@ def decode_decord(
             )
         for start in range(0, len(wanted), CHUNK):
             chunk = list(wanted[start : start + CHUNK])
-            out[start : start + len(chunk)] = reader.get_batch(chunk).asnumpy()
+            batch = reader.get_batch(chunk).asnumpy()
+            if batch.shape != (len(chunk), h, w, 3):
+                raise MediaError(path, "decoder_failed", f"decord returned frames of shape {batch.shape[1:]}")
+            out[start : start + len(chunk)] = batch
     except decord.DECORDError as exc:
         raise MediaError(path, "decoder_failed", f"decord: {str(exc).splitlines()[0][:200]}") from None
     return out

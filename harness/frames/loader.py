@@ -75,7 +75,7 @@ def _decode(
     engine: str, path: str, index: VideoIndex, wanted: list[int], size: tuple[int, int]
 ) -> np.ndarray:
     if engine == "decord":
-        return decode_decord(path, index.info.num_frames, wanted, size)
+        return decode_decord(path, index.info.num_frames, wanted, size, index.info.rotation)
     return decode_pyav(path, index, wanted, size)
 
 

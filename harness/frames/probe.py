@@ -12,11 +12,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.frames.errors import MediaError
+from harness.frames.mp4boxes import mp4_cut_off, mp4_rotation
 
 
 @dataclass(frozen=True)
 class VideoInfo:
-    """What a video is: frames, rate, size, duration (num_frames / fps, seconds) and codec name."""
+    """What a video is: frames, rate, size, duration (num_frames / fps, seconds) and codec name.
+
+    width and height are the displayed size: for a video stored with a display rotation of 90 or 270
+    degrees (`rotation`, clockwise, applied when decoding) they are the stored height and width.
+    """
 
     num_frames: int
     fps: float
@@ -24,6 +29,7 @@ class VideoInfo:
     height: int
     duration: float
     codec: str
+    rotation: int = 0
 
 
 @dataclass(frozen=True)
@@ -62,32 +68,8 @@ def check_file(path: str | os.PathLike) -> os.stat_result:
     return st
 
 
-def _mp4_cut_off(path: Path, size: int) -> bool:
-    """True when the file looks like ISO-BMFF (MP4/MOV) and a top-level box runs past its end."""
-    try:
-        with open(path, "rb") as f:
-            head = f.read(8)
-            if len(head) < 8 or head[4:8] not in (b"ftyp", b"moov", b"mdat", b"free", b"wide"):
-                return False
-            pos = 0
-            while pos + 8 <= size:
-                f.seek(pos)
-                hdr = f.read(16)
-                box = int.from_bytes(hdr[:4], "big")
-                if box == 1 and len(hdr) >= 16:
-                    box = int.from_bytes(hdr[8:16], "big")
-                elif box == 0:  # box extends to end of file
-                    return False
-                if box < 8:
-                    return False
-                pos += box
-            return pos > size
-    except OSError:
-        return False
-
-
 def _open_error(path: Path, size: int, exc: Exception) -> MediaError:
-    if _mp4_cut_off(path, size):
+    if mp4_cut_off(path, size):
         return MediaError(path, "truncated", str(exc))
     return MediaError(path, "corrupt", str(exc))
 
@@ -147,13 +129,18 @@ def index_video(path: str | os.PathLike) -> VideoIndex:
             fps = (n - 1) / ((pts_list[-1] - pts_list[0]) * time_base)
         else:
             fps = 0.0
+        rotation = mp4_rotation(p, st.st_size)
+        width, height = int(ctx.width), int(ctx.height)
+        if rotation in (90, 270):
+            width, height = height, width
         info = VideoInfo(
             num_frames=n,
             fps=fps,
-            width=int(ctx.width),
-            height=int(ctx.height),
+            width=width,
+            height=height,
             duration=n / fps if fps else 0.0,
             codec=str(ctx.name),
+            rotation=rotation,
         )
         extradata = bytes(ctx.extradata) if ctx.extradata else None
         index = VideoIndex(

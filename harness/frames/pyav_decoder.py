@@ -62,7 +62,7 @@ def decode_pyav(
     if not wanted:
         return out
     row_of = {t: r for r, t in enumerate(wanted)}
-    converter = RgbConverter(w, h)
+    converter = RgbConverter(w, h, index.info.rotation)
     by_pts = bool(index.pts_to_index)
     runs = plan_runs(wanted, index.keyframes) if by_pts else [(None, list(wanted))]
     try:

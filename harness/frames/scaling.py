@@ -40,12 +40,16 @@ def scale_threads(width: int, height: int) -> int:
     return max(1, min(4, os.cpu_count() or 1))
 
 
+_ROTATE = {90: [("transpose", "clock")], 180: [("hflip", ""), ("vflip", "")], 270: [("transpose", "cclock")]}
+
+
 class RgbConverter:
     """Converts decoded PyAV frames to (h, w, 3) uint8 RGB at the target size through a filter graph."""
 
-    def __init__(self, out_width: int, out_height: int) -> None:
+    def __init__(self, out_width: int, out_height: int, rotation: int = 0) -> None:
         self.out_width = out_width
         self.out_height = out_height
+        self.rotation = rotation  # clockwise degrees, applied after scaling (on the small frame)
         self._graph = None
         self._src_fmt: Optional[tuple] = None
 
@@ -61,12 +65,21 @@ class RgbConverter:
             time_base=frame.time_base or Fraction(1, 1000),
         )
         threads = scale_threads(frame.width, frame.height)
-        scale = graph.add("scale", f"{self.out_width}:{self.out_height}:flags=bilinear:threads={threads}")
-        fmt = graph.add("format", "rgb24")
-        sink = graph.add("buffersink")
-        src.link_to(scale)
-        scale.link_to(fmt)
-        fmt.link_to(sink)
+        w, h = (
+            (self.out_height, self.out_width)
+            if self.rotation in (90, 270)
+            else (self.out_width, self.out_height)
+        )
+        chain = [
+            graph.add("scale", f"{w}:{h}:flags=bilinear:threads={threads}"),
+            graph.add("format", "rgb24"),
+        ]
+        chain += [graph.add(name, args) for name, args in _ROTATE.get(self.rotation, ())]
+        chain.append(graph.add("buffersink"))
+        prev = src
+        for node in chain:
+            prev.link_to(node)
+            prev = node
         graph.configure()
         self._graph = graph
         self._src_fmt = (frame.width, frame.height, frame.format.name)
