@@ -1,0 +1,33 @@
+"""Reports, comparisons and leaderboards from results files (docs/reports.md).
+
+The public API for report renderers of benchmark plugins: ReportSection, Table, Cell, Figure, the plot
+helpers in harness.report.plots, and the run helpers (ci_from_samples, field_equals, task_result, ...).
+"""
+
+from harness.report.loading import (
+    ReportInputError,
+    all_tasks,
+    load_run,
+    load_runs,
+    runs_with_task,
+    task_config,
+    task_result,
+)
+from harness.report.sections import Cell, Figure, ReportSection, Table
+from harness.report.stats import ci_from_samples, field_equals
+
+__all__ = [
+    "Cell",
+    "Figure",
+    "ReportInputError",
+    "ReportSection",
+    "Table",
+    "all_tasks",
+    "ci_from_samples",
+    "field_equals",
+    "load_run",
+    "load_runs",
+    "runs_with_task",
+    "task_config",
+    "task_result",
+]

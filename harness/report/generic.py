@@ -1,0 +1,212 @@
+"""The report sections every task gets, whatever its plugin: headline metrics with CIs, the breakdown
+tables of results[task]["breakdowns"], error counts, groups, and an overview bar chart."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any, Optional
+
+from harness.report import plots
+from harness.report.loading import all_tasks, runs_with_task, task_config, task_result
+from harness.report.sections import Cell, Figure, ReportSection, Table
+from harness.report.stats import ci_from_samples
+
+_FRACTION_NAMES = re.compile(
+    r"(acc|f1|precision|recall|iou|^j$|^f$|j&f|j_and_f|jf|pass_at|rate|invalid|indefinite|share|^ap|ap50)",
+    re.IGNORECASE,
+)
+
+
+def metric_format(name: str, values: Sequence[Optional[float]]) -> str:
+    """'pct' for fraction-valued metrics (by name, and every value in [0, 1]), else 'num'."""
+    nums = [v for v in values if v is not None]
+    if _FRACTION_NAMES.search(name) and all(0.0 <= v <= 1.0 for v in nums):
+        return "pct"
+    return "num"
+
+
+def _ci(metric: dict[str, Any]) -> Optional[tuple[Optional[float], Optional[float]]]:
+    ci = metric.get("ci")
+    return (ci[0], ci[1]) if ci and ci[0] is not None else None
+
+
+def _metric_names(runs: Sequence[dict], task: str) -> list[str]:
+    names: list[str] = []
+    for r in runs:
+        res = task_result(r, task) or {}
+        head = res.get("headline")
+        for m in [head, *(res.get("metrics") or {})]:
+            if m and m not in names:
+                names.append(m)
+    return names
+
+
+def metrics_table(runs: Sequence[dict], task: str) -> Table:
+    """Models as rows; every metric (value and CI) then sample, error and invalid counts."""
+    names = _metric_names(runs, task)
+    fmts = {
+        m: metric_format(m, [(task_result(r, task)["metrics"].get(m) or {}).get("value") for r in runs])
+        for m in names
+    }
+    table = Table(
+        f"{task}: metrics",
+        names + ["samples", "errors", "invalid"],
+        note="95 % clustered bootstrap intervals in brackets; errors are left out of every metric.",
+    )
+    for r in runs:
+        res = task_result(r, task)
+        cells = []
+        for m in names:
+            metric = res["metrics"].get(m) or {}
+            cells.append(Cell(metric.get("value"), _ci(metric), metric.get("n"), fmt=fmts[m]))
+        kinds = ", ".join(f"{k} {v}" for k, v in sorted((res.get("errors") or {}).items()))
+        cells.append(Cell(res.get("n_samples"), fmt="int"))
+        cells.append(Cell(res.get("n_errors"), fmt="int", note=kinds))
+        cells.append(Cell(res.get("n_invalid"), fmt="int"))
+        table.add_row(r["_label"], cells)
+    return table
+
+
+def _breakdown_fields(run: dict, task: str, label: str) -> Optional[list[str]]:
+    for key in task_config(run, task).get("breakdowns") or []:
+        fields = [key] if isinstance(key, str) else list(key)
+        if "x".join(fields) == label:
+            return fields
+    return None
+
+
+def _where(fields: list[str], value: str):
+    parts = value.split("|")
+
+    def where(rec: dict) -> bool:
+        doc = rec.get("doc") or {}
+        return [str(doc.get(f)) for f in fields] == parts
+
+    return where
+
+
+def breakdown_tables(runs: Sequence[dict], task: str) -> list[Table]:
+    """One table per breakdown: models as rows, the breakdown's values as columns, the headline metric."""
+    labels: list[str] = []
+    for r in runs:
+        for label in (task_result(r, task) or {}).get("breakdowns") or {}:
+            if label not in labels:
+                labels.append(label)
+    tables = []
+    for label in labels:
+        values = sorted(
+            {v for r in runs for v in ((task_result(r, task)["breakdowns"] or {}).get(label) or {})}
+        )
+        headline = task_result(runs[0], task).get("headline")
+        fmt = metric_format(
+            headline or "",
+            [
+                ((task_result(r, task)["breakdowns"].get(label) or {}).get(v, {}).get(headline) or {}).get(
+                    "value"
+                )
+                for r in runs
+                for v in values
+            ],
+        )
+        table = Table(
+            f"{task}: {headline} by {label}",
+            values,
+            note="cells: value [95 % CI from the samples file, when present] (n)",
+        )
+        for r in runs:
+            res = task_result(r, task)
+            head = res.get("headline")
+            fields = _breakdown_fields(r, task, label)
+            cells = []
+            for v in values:
+                entry = (res["breakdowns"].get(label) or {}).get(v)
+                if not entry or head not in entry:
+                    cells.append(Cell(None))
+                    continue
+                ci = ci_from_samples(r, task, head, _where(fields, v)) if fields else None
+                cells.append(Cell(entry[head].get("value"), ci, entry[head].get("n"), fmt=fmt))
+            table.add_row(r["_label"], cells)
+        tables.append(table)
+    return tables
+
+
+def task_section(runs: Sequence[dict], task: str) -> ReportSection:
+    """The generic section of one task."""
+    present = runs_with_task(runs, task)
+    cfg = task_config(present[0], task)
+    frames = ((present[0].get("config") or {}).get("tasks") or {}).get(task, {}).get("effective_frame_spec")
+    text = []
+    if cfg.get("description"):
+        text.append(cfg["description"])
+    head = task_result(present[0], task).get("headline")
+    text.append(f"Headline metric: `{head}`; version {cfg.get('version', '?')}; frames: `{frames}`.")
+    tables = [metrics_table(present, task), *breakdown_tables(present, task)]
+    return ReportSection(f"Task {task}", "\n\n".join(text), tables, level=3, key=f"task-{task}")
+
+
+def overview_section(runs: Sequence[dict]) -> ReportSection:
+    """Headline metric of every task (and group) per model, and a bar chart of them with CIs."""
+    tasks = all_tasks(runs)
+    heads = {t: task_result(runs_with_task(runs, t)[0], t).get("headline") for t in tasks}
+    columns = [f"{t} ({heads[t]})" for t in tasks]
+    fmts = {
+        t: metric_format(
+            heads[t] or "",
+            [
+                ((task_result(r, t) or {}).get("metrics", {}).get(heads[t]) or {}).get("value")
+                for r in runs_with_task(runs, t)
+            ],
+        )
+        for t in tasks
+    }
+    table = Table("Headline metrics", columns, note="95 % clustered bootstrap intervals in brackets.")
+    series = []
+    for r in runs:
+        cells, vals, cis = [], [], []
+        for t in tasks:
+            res = task_result(r, t)
+            metric = (res or {}).get("metrics", {}).get(heads[t]) or {}
+            cells.append(Cell(metric.get("value"), _ci(metric), metric.get("n"), fmt=fmts[t]))
+            vals.append(metric.get("value") if fmts[t] == "pct" else None)
+            cis.append(_ci(metric) if fmts[t] == "pct" else None)
+        table.add_row(r["_label"], cells)
+        series.append((r["_label"], vals, cis))
+    tables = [table]
+    groups = sorted({g for r in runs for g in (r.get("groups") or {})})
+    if groups:
+        gtable = Table("Groups", groups, note="sample-weighted mean of the members' headline metric (n)")
+        for r in runs:
+            cells = []
+            for g in groups:
+                metrics = ((r.get("groups") or {}).get(g) or {}).get("metrics") or {}
+                name, m = next(iter(sorted(metrics.items())), (None, {}))
+                cells.append(
+                    Cell(m.get("value"), None, m.get("n"), fmt=metric_format(name or "", [m.get("value")]))
+                )
+            gtable.add_row(r["_label"], cells)
+        tables.append(gtable)
+    figures = []
+    pct_tasks = [i for i, t in enumerate(tasks) if fmts[t] == "pct"]
+    if pct_tasks and len(pct_tasks) <= 40:
+        chart = plots.bar_chart(
+            [tasks[i] for i in pct_tasks],
+            [(label, [v[i] for i in pct_tasks], [c[i] for i in pct_tasks]) for label, v, c in series],
+            "Headline metric by task (95 % CI)",
+            "%",
+        )
+        figures.append(
+            Figure("overview_headline.png", "Headline metric per task and model, 95 % CIs.", chart)
+        )
+    text = "Models: " + "; ".join(f"**{r['_label']}** (`{r['_source']}`)" for r in runs)
+    return ReportSection("Overview", text, tables, figures, level=2, key="overview")
+
+
+def generic_sections(runs: Sequence[dict]) -> list[ReportSection]:
+    """Overview plus one section per task."""
+    out = [
+        overview_section(runs),
+        ReportSection("All tasks", "Every task's metrics, breakdowns and counts.", level=2, key="all-tasks"),
+    ]
+    out.extend(task_section(runs, t) for t in all_tasks(runs))
+    return out

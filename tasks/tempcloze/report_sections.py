@@ -1,0 +1,298 @@
+"""TempCloze report sections: per-dimension accuracy, joint per-video accuracy, error sources (per
+dimension and, for Mixed, across dimensions), candidate reordering and pass@k, models as rows, with bars.
+
+Everything is read from the tables the task's aggregate hook writes (tasks/tempcloze/aggregate.py);
+chance levels are the hook's (uniform guess over four candidates) and CIs come from the samples files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Optional
+
+from harness.report import Cell, Figure, ReportSection, Table, ci_from_samples, field_equals, plots
+
+DIMS = (("S", "Semantic"), ("A", "Alignment"), ("P", "Progression"))
+JOINT = (
+    ("at_least_1", "≥1/3", "at_least_1"),
+    ("at_least_2", "≥2/3", "at_least_2"),
+    ("all_3", "3/3", "all_3"),
+    ("S+A", "S+A", "pair"),
+    ("S+P", "S+P", "pair"),
+    ("A+P", "A+P", "pair"),
+)
+
+
+def _tables(run: dict, task: str) -> dict:
+    tables = (((run.get("results") or {}).get(task) or {}).get("tables")) or {}
+    return tables if isinstance(tables, dict) else {}
+
+
+def tempcloze_tasks(runs: Sequence[dict]) -> list[str]:
+    """TempCloze tasks in the runs (by name and by the hook's tables), sorted."""
+    return sorted(
+        {
+            t
+            for r in runs
+            for t in (r.get("results") or {})
+            if t.startswith("tempcloze") and "counts" in _tables(r, t)
+        }
+    )
+
+
+def _chance(tables: dict, key: str = "accuracy") -> Optional[float]:
+    return (tables.get("chance") or {}).get(key)
+
+
+def dimension_table(runs: Sequence[dict], task: str) -> Table:
+    """Semantic, Alignment, Progression, overall (micro) and mean over dimensions, plus strict overall."""
+    cols = [name for _, name in DIMS] + ["Overall", "Mean", "Overall (invalid = wrong)"]
+    table = Table(
+        f"{task}: accuracy by dimension (%)",
+        cols,
+        note="headline: invalid answers excluded (as the public analysis); last column counts them "
+        "as wrong. Chance 25 % (four candidates).",
+    )
+    for r in runs:
+        tb = _tables(r, task)
+        per = tb.get("per_dimension") or {}
+        chance = _chance(tb)
+        cells = []
+        for d, _ in DIMS:
+            c = per.get(d)
+            ci = ci_from_samples(r, task, "accuracy", field_equals("dimension", d)) if c else None
+            cells.append(
+                Cell(c.get("accuracy") if c else None, ci, c.get("n_valid") if c else None, chance=chance)
+            )
+        overall = tb.get("overall") or {}
+        cells.append(
+            Cell(
+                overall.get("accuracy"),
+                ci_from_samples(r, task, "accuracy") if overall else None,
+                overall.get("n_valid"),
+                chance=chance,
+            )
+        )
+        cells.append(Cell((tb.get("mean_over_dimensions") or {}).get("accuracy"), chance=chance))
+        cells.append(Cell(overall.get("accuracy_strict"), None, overall.get("n_items"), chance=chance))
+        table.add_row(r["_label"], cells)
+    return table
+
+
+def joint_table(runs: Sequence[dict], task: str) -> Table:
+    """Per-video joint accuracy over videos whose three answers are all valid."""
+    table = Table(
+        f"{task}: joint per-video accuracy (%)",
+        [label for _, label, _ in JOINT],
+        note="share of videos with at least k of S, A, P right, and with both of a pair right; "
+        "chance from a uniform guess per dimension.",
+    )
+    for r in runs:
+        tb = _tables(r, task)
+        joint = tb.get("joint") or {}
+        table.add_row(
+            r["_label"],
+            [
+                Cell(
+                    (joint.get(key) or {}).get("value"),
+                    None,
+                    (joint.get(key) or {}).get("n"),
+                    chance=_chance(tb, chance_key),
+                )
+                for key, _, chance_key in JOINT
+            ],
+        )
+    return table
+
+
+def _kinds(runs: Sequence[dict], task: str, dim: str) -> list[str]:
+    out: list[str] = []
+    for r in runs:
+        for k in ((_tables(r, task).get("error_sources") or {}).get(dim) or {}).get("chosen") or {}:
+            if k not in out:
+                out.append(k)
+    return out
+
+
+def error_table(runs: Sequence[dict], task: str) -> Table:
+    """Which distractor was chosen when wrong, as a share of each dimension's errors."""
+    cols, keys = [], []
+    for d, name in DIMS:
+        for k in _kinds(runs, task, d):
+            cols.append(f"{name[:4]}. {k}")
+            keys.append((d, k))
+    table = Table(
+        f"{task}: error sources (% of the dimension's wrong answers)",
+        cols,
+        note="valid wrong answers only; n = the dimension's error count.",
+    )
+    for r in runs:
+        src = _tables(r, task).get("error_sources") or {}
+        cells = []
+        for d, k in keys:
+            entry = src.get(d) or {}
+            cell = (entry.get("chosen") or {}).get(k) or {}
+            cells.append(Cell(cell.get("share_of_errors"), None, entry.get("n_errors"), chance=None))
+        table.add_row(r["_label"], cells)
+    return table
+
+
+def mixed_tables(runs: Sequence[dict], task: str) -> list[Table]:
+    """TempCloze-Mixed: accuracy and which dimension's distractor took the errors."""
+    table = Table(
+        f"{task}: Mixed accuracy and error shares (%)",
+        ["accuracy", "accuracy (invalid = wrong)"] + [f"errors to {n}" for _, n in DIMS],
+        note="one distractor per dimension; error shares over valid wrong answers.",
+    )
+    for r in runs:
+        tb = _tables(r, task)
+        mixed = tb.get("mixed") or {}
+        by_dim = mixed.get("error_sources_by_dimension") or {}
+        chosen = by_dim.get("chosen") or {}
+        table.add_row(
+            r["_label"],
+            [
+                Cell(
+                    mixed.get("accuracy"),
+                    ci_from_samples(r, task, "accuracy"),
+                    mixed.get("n_valid"),
+                    chance=_chance(tb),
+                ),
+                Cell(mixed.get("accuracy_strict"), None, mixed.get("n_items"), chance=_chance(tb)),
+                *[
+                    Cell((chosen.get(d) or {}).get("share_of_errors"), None, by_dim.get("n_errors"))
+                    for d, _ in DIMS
+                ],
+            ],
+        )
+    return [table]
+
+
+def reordering_table(runs: Sequence[dict], task: str) -> Table:
+    """Candidate reordering: accuracy per order, mean and std, clip and correctness flip rates."""
+    orders: list[str] = []
+    for r in runs:
+        for o in (_tables(r, task).get("reordering") or {}).get("orders") or []:
+            if o not in orders:
+                orders.append(o)
+    cols = [f"acc {o}" for o in orders] + ["mean", "std", "CFR", "FR"]
+    table = Table(
+        f"{task}: candidate reordering (%)",
+        cols,
+        note="rK: base order shifted by K; CFR: clip flip rate, FR: correctness flip rate.",
+    )
+    for r in runs:
+        tb = _tables(r, task)
+        ov = ((tb.get("reordering") or {}).get("overall")) or {}
+        by = ov.get("accuracy_by_order") or {}
+        cells = [Cell(by.get(o), None, ov.get("n_items"), chance=_chance(tb)) for o in orders]
+        cells += [
+            Cell(ov.get("accuracy_mean"), chance=_chance(tb)),
+            Cell(ov.get("accuracy_std")),
+            Cell(ov.get("clip_flip_rate")),
+            Cell(ov.get("correctness_flip_rate")),
+        ]
+        table.add_row(r["_label"], cells)
+    return table
+
+
+def pass_at_k_table(runs: Sequence[dict], task: str) -> Table:
+    """pass@1..5 overall with their chance levels."""
+    ks = [f"pass@{k}" for k in range(1, 6)]
+    table = Table(
+        f"{task}: test-time scaling, pass@k (%)",
+        ks,
+        note="mean over items with at least k valid samples; chance 1 - 0.75^k.",
+    )
+    for r in runs:
+        pk = _tables(r, task).get("pass_at_k") or {}
+        overall = pk.get("overall") or {}
+        table.add_row(
+            r["_label"],
+            [
+                Cell(
+                    (overall.get(k) or {}).get("value"),
+                    None,
+                    (overall.get(k) or {}).get("n"),
+                    chance=(pk.get("chance") or {}).get(k),
+                )
+                for k in ks
+            ],
+        )
+    return table
+
+
+def _dimension_bars(table: Table, task: str) -> Figure:
+    cats = [name for _, name in DIMS] + ["Overall"]
+    series = []
+    for label, cells in table.rows:
+        series.append((label, [c.number() for c in cells[:4]], [c.ci for c in cells[:4]]))
+    chance = next((c.chance for _, cells in table.rows for c in cells if c.chance is not None), None)
+    png = plots.bar_chart(
+        cats, series, f"{task}: accuracy by dimension (95 % CI)", "accuracy (%)", chance=chance
+    )
+    return Figure(f"{task}_dimensions.png", "Accuracy per dimension; grey band: chance (25 %).", png)
+
+
+def _error_bars(runs: Sequence[dict], task: str) -> Optional[Figure]:
+    rows, parts = [], {}
+    for r in runs:
+        src = _tables(r, task).get("error_sources") or {}
+        for d, name in DIMS:
+            if d not in src:
+                continue
+            rows.append(f"{r['_label']} · {name}")
+            for k in _kinds(runs, task, d):
+                parts.setdefault(k, [])
+            for k in parts:
+                parts[k].append(((src[d].get("chosen") or {}).get(k) or {}).get("share_of_errors"))
+    if not rows:
+        return None
+    for k in parts:  # kinds first seen later get leading Nones
+        parts[k] = [None] * (len(rows) - len(parts[k])) + parts[k]
+    png = plots.stacked_shares(rows, parts, f"{task}: which distractor took the errors")
+    return Figure(
+        f"{task}_error_sources.png",
+        "Error sources: share of each dimension's wrong answers going to each distractor kind.",
+        png,
+    )
+
+
+def task_sections(runs: Sequence[dict], task: str) -> ReportSection:
+    """One TempCloze task's tables and bars."""
+    mine = [r for r in runs if _tables(r, task)]
+    tables: list[Table] = []
+    figures: list[Figure] = []
+    if any(_tables(r, task).get("per_dimension") for r in mine):
+        dims = dimension_table(mine, task)
+        tables.append(dims)
+        figures.append(_dimension_bars(dims, task))
+    if any(_tables(r, task).get("joint") for r in mine):
+        tables.append(joint_table(mine, task))
+    if any(_tables(r, task).get("error_sources") for r in mine):
+        tables.append(error_table(mine, task))
+        fig = _error_bars(mine, task)
+        if fig:
+            figures.append(fig)
+    if any(_tables(r, task).get("mixed") for r in mine):
+        tables.extend(mixed_tables(mine, task))
+    if any(_tables(r, task).get("reordering") for r in mine):
+        tables.append(reordering_table(mine, task))
+    if any(_tables(r, task).get("pass_at_k") for r in mine):
+        tables.append(pass_at_k_table(mine, task))
+    return ReportSection(f"TempCloze: {task}", "", tables, figures, level=3, key=f"tempcloze-{task}")
+
+
+def tempcloze_sections(runs: list[dict[str, Any]]) -> list[ReportSection]:
+    """The TempCloze part of the report (empty when no run evaluated a TempCloze task)."""
+    tasks = tempcloze_tasks(runs)
+    if not tasks:
+        return []
+    intro = ReportSection(
+        "TempCloze",
+        "Per-dimension, joint and error-source tables of each TempCloze task; "
+        "shading runs from chance (uniform over four candidates) to 100 %.",
+        level=2,
+        key="tempcloze",
+    )
+    return [intro, *(task_sections(runs, t) for t in tasks)]
