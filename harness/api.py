@@ -23,6 +23,15 @@ from harness.requests import (
 )
 from harness.task import MediaPathError, Parsed, Task, safe_media_path
 
+
+def registry(include_paths: tuple = ()):
+    """The registry filled by every installed plugin: how builders and plugins reach registered models,
+    builder parts, metrics or judges by name (`registry().get("model", name).load()`)."""
+    from harness.plugins import load_plugins
+
+    return load_plugins(include_paths).registry
+
+
 __all__ = [
     "Builder",
     "Capabilities",

@@ -25,9 +25,9 @@ def _import_reference(ref: str, what: str) -> Any:
 
 
 def _registry():
-    from harness.plugins import load_plugins  # the registry: builders reach models and parts through it
+    from harness.api import registry  # builders reach models and parts through the public registry
 
-    return load_plugins().registry
+    return registry()
 
 
 def part_name(kind: str, name: str) -> str:

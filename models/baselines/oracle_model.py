@@ -11,7 +11,13 @@ class OracleModel(Model):
 
     name = "oracle"
     uses_hints = True
-    capabilities = Capabilities(video=True, multi_video=True, images=True, max_frames=1)
+    capabilities = Capabilities(
+        video=True,
+        multi_video=True,
+        images=True,
+        max_frames=1,
+        structured_outputs=frozenset({"masks", "boxes"}),
+    )
 
     def generate(self, requests: list[Request]) -> list[Response]:
         out = []
