@@ -326,3 +326,33 @@ def test_tempcloze_dimension_joint_and_error_tables(tempcloze_runs):
     assert {"tempcloze_all_dimensions.png", "tempcloze_all_error_sources.png"} <= names
     strips = [f for s in sections if s.key.startswith("sample-tempcloze_all") for f in s.figures]
     assert strips and all(np.frombuffer(f.data()[:4], np.uint8).tolist() == [137, 80, 78, 71] for f in strips)
+
+
+@pytest.fixture(scope="module")
+def rvtbench_runs(tmp_path_factory) -> list[Path]:
+    from builders.rvtbench.commands import RvtbenchBuilder
+
+    root = tmp_path_factory.mktemp("rvt")
+    (ds,) = RvtbenchBuilder().demo(root / "data", 0)
+    paths = []
+    for model, seed in (("oracle", 0), ("random", 1)):
+        cfg = RunConfig(tasks=["rvtbench_seg", "rvtbench_grounding"], model=model, data=ds.data_dir, seed=seed,
+                        output_path=root / "out", log_samples=True, cache_dir=root / "cache", progress=False)  # fmt: skip
+        paths.append(run(cfg).results_path)
+    return paths
+
+
+def test_rvtbench_category_level_tables_and_level_plots(rvtbench_runs):
+    runs = load_runs(rvtbench_runs)
+    sections = build_report(runs, load_plugins().registry, None, 0)
+    tables = {t.title: t for s in sections for t in s.tables}
+    for path, r in zip(rvtbench_runs, runs, strict=True):
+        for task, metric in (("rvtbench_grounding", "cIoU"), ("rvtbench_seg", "J&F")):
+            cells = _results(path)["results"][task]["tables"]["by_category_level"]
+            table = tables[f"{task}: {metric} (%)"]
+            assert table.cell(r["_label"], "Overall").value == cells["overall"][metric]
+            assert table.cell(r["_label"], "Temporal L4").value == (cells.get("temporal|L4") or {}).get(
+                metric
+            )
+    names = {f.name for s in sections for f in s.figures}
+    assert {"rvtbench_seg_JandF_by_level.png", "rvtbench_grounding_cIoU_by_level.png"} <= names
