@@ -238,7 +238,10 @@ def test_build_command_and_demo(sources, tmp_path):
     assert builder.run(args) == 0
     assert json.loads((tmp_path / "cli" / "manifest.json").read_text())["seed"] == 9
     (demo,) = builder.demo(tmp_path / "demo", seed=0)
-    assert demo.tasks == [] and len(list((demo.data_dir / "choices").glob("*/clips.json"))) == 4
+    assert (
+        demo.tasks == ["tempcloze", "tempcloze_mixed"]
+        and len(list((demo.data_dir / "choices").glob("*/clips.json"))) == 4
+    )
 
 
 def test_plugin_registers_three_builders():

@@ -351,9 +351,8 @@ def test_sources_outside_the_dataset_root_are_counted_media_errors(tmp_path):
     from builders.tempcloze.synthetic import make_source_folder
 
     make_source_folder(tmp_path / "sources", count=1, seconds=6.0, fps=10.0, seed=3)
-    build_dataset(
-        tmp_path / "sources", tmp_path / "data" / "tempcloze", BuildConfig(virtual=True), progress=False
-    )
+    cfg = BuildConfig(virtual=True, sources="reference")  # clips point at sources outside the dataset
+    build_dataset(tmp_path / "sources", tmp_path / "data" / "tempcloze", cfg, progress=False)
     out = _run(tmp_path, tmp_path / "data", ["tempcloze_semantic"], "oracle")
     res = out.results["results"]["tempcloze_semantic"]
     assert res["n_samples"] == 1 and res["errors"] == {"media": 1}

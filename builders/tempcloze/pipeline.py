@@ -49,8 +49,8 @@ def find_videos(folder: Path) -> list[Path]:
 
 def place_source(path: Path, stem: str, out_dir: Path, how: str) -> Path:
     """The source a virtual item points at: hard-linked (or copied) into OUT/sources/, or left in place."""
-    if how == "reference":
-        return path
+    if how == "reference" or path.resolve().is_relative_to(Path(out_dir).resolve()):
+        return path  # already inside the dataset: never link or copy a file onto itself
     target = out_dir / SOURCES_DIR / f"{stem}{path.suffix.lower()}"
     target.parent.mkdir(parents=True, exist_ok=True)
     if target.exists():
