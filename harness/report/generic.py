@@ -112,7 +112,7 @@ def breakdown_tables(runs: Sequence[dict], task: str) -> list[Table]:
         table = Table(
             f"{task}: {headline} by {label}",
             values,
-            note="cells: value [95 % CI from the samples file, when present] (n)",
+            note="cells: value [95 % CI from the samples file, when present]; n in the HTML tooltip",
         )
         for r in runs:
             res = task_result(r, task)
