@@ -280,3 +280,32 @@ def test_display_rotation_is_applied(tmp_path, videos, ccw):
     with pytest.raises(MediaError) as err:
         load_clip(VideoRef(path=str(rotated)), FrameSpec(strategy="uniform", count=5, decoder="decord"))
     assert err.value.reason == "decoder_failed" and "rotated" in str(err.value)
+
+
+def _avcc(*nals: bytes) -> bytes:
+    return b"".join(len(n).to_bytes(4, "big") + n for n in nals)
+
+
+def test_non_reference_detection_reads_nal_ref_idc():
+    from harness.frames.pyav_decoder import is_non_reference_h264
+
+    assert is_non_reference_h264(_avcc(b"\x01\xaa\xbb"), 4)  # P/B slice, nal_ref_idc 0
+    assert is_non_reference_h264(_avcc(b"\x06\x05", b"\x01\xaa"), 4)  # SEI + non-reference slice
+    assert not is_non_reference_h264(_avcc(b"\x21\xaa"), 4)  # slice with nal_ref_idc 1
+    assert not is_non_reference_h264(_avcc(b"\x65\x88"), 4)  # IDR
+    assert not is_non_reference_h264(_avcc(b"\x06\x05"), 4)  # no slice at all
+    assert not is_non_reference_h264(_avcc(b"\x01\xaa")[:-1], 4)  # malformed: keep it
+
+
+def test_counting_mode_without_a_timestamp_index_gives_the_same_frames(videos):
+    """Streams whose timestamps do not index frames uniquely are decoded by counting output frames."""
+    import dataclasses
+
+    from harness.frames.pyav_decoder import decode_pyav
+
+    index = index_video(videos["gop"])
+    wanted = [0, 7, 33, 34, 89]
+    by_pts = decode_pyav(videos["gop"], index, wanted, (160, 90))
+    counted = decode_pyav(videos["gop"], dataclasses.replace(index, pts_to_index={}), wanted, (160, 90))
+    assert np.array_equal(by_pts, counted)
+    assert [read_marker(f) for f in counted] == wanted
