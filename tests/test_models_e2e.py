@@ -1,0 +1,88 @@
+"""Each preset's code path end to end through the evaluator on built CycliST and TempCloze sets (tiny random
+models, offline), and a 2-rank data-parallel run over gloo equal to one rank."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import harness_env, run_harness
+from harness.plugins import load_plugins
+from harness.results import read_samples
+from harness.run_config import RunConfig
+from harness.runner import run
+
+os.environ["HF_HUB_OFFLINE"] = "1"
+pytest.importorskip("torch")
+pytest.importorskip("transformers")
+pytestmark = pytest.mark.hf
+
+from models.hf import tiny  # noqa: E402
+
+CASES = [
+    ("llava_onevision", "llava_video_7b"),
+    ("llava_next_video", "llava_next_video_7b"),
+    ("qwen2_vl", "qwen2_vl_7b"),
+    ("qwen2_5_vl", "qwen2_5_vl_7b"),
+]
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory) -> dict[str, Path]:
+    from builders.cyclist.plugin import CyclistBuilder
+    from builders.tempcloze.commands import TempClozeBuilder
+
+    root = tmp_path_factory.mktemp("e2e_data")
+    (cyc,) = CyclistBuilder().demo(root / "cyclist")
+    (tc,) = TempClozeBuilder().demo(root / "tempcloze")
+    return {"cyclist": cyc.data_dir, "tempcloze": tc.data_dir}
+
+
+@pytest.fixture(scope="module")
+def checkpoints(tmp_path_factory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("tiny")
+    return {family: tiny.BUILDERS[family](root / family) for family in {f for f, _ in CASES}}
+
+
+def _args(path: Path) -> dict:
+    return {"pretrained": str(path), "dtype": "float32", "device_map": "cpu", "max_new_tokens": 4}
+
+
+@pytest.mark.parametrize("family, preset", CASES)
+def test_preset_runs_cyclist_and_tempcloze_through_the_evaluator(data, checkpoints, family, preset, tmp_path):
+    state = load_plugins()
+    for bench, task in (("cyclist", "cyclist_l1"), ("tempcloze", "tempcloze_semantic")):
+        cfg = RunConfig(tasks=[task], model=preset, model_args=_args(checkpoints[family]), data=data[bench], limit=2,
+                        batch_size=2, output_path=tmp_path / bench, log_samples=True, cache_dir=tmp_path / "c",
+                        progress=False)
+        out = run(cfg, state)
+        res = out.results["results"][task]
+        assert res["n_samples"] == 2 and res["n_errors"] == 0, res["errors"]
+        budget = out.results["model"]["capabilities"]["max_frames"]
+        for rec in read_samples(out.samples_paths[task]):
+            assert rec["raw"] is not None
+            used = sum(len(m["indices"]) for m in rec["media"])
+            assert 0 < used <= budget, (preset, used, budget)  # the preset's frame budget, split over clips
+
+
+def test_two_ranks_over_gloo_equal_one_rank(data, checkpoints, tmp_path):
+    env = harness_env(None, OMP_NUM_THREADS="1", HF_HUB_OFFLINE="1")
+    margs = ",".join(f"{k}={v}" for k, v in _args(checkpoints["qwen2_vl"]).items())
+    common = ["--tasks", "cyclist_l1", "--model", "qwen2_vl_7b", "--model_args", margs, "--data",
+              str(data["cyclist"]), "--limit", "6", "--log_samples", "--no_progress"]
+    one = run_harness([*common, "--output_path", str(tmp_path / "one"), "--cache_dir", str(tmp_path / "c1")], env)
+    assert one.returncode == 0, one.stderr
+    torchrun = Path(sys.executable).with_name("torchrun")
+    two = subprocess.run([str(torchrun), "--nproc_per_node", "2", "--master_port", str(29600 + os.getpid() % 1000),
+                          "-m", "harness", *common, "--output_path", str(tmp_path / "two"), "--cache_dir",
+                          str(tmp_path / "c2")], env=env, capture_output=True, text=True, timeout=600)
+    assert two.returncode == 0, two.stderr
+    res = [json.loads(next((tmp_path / n).rglob("results_*.json")).read_text()) for n in ("one", "two")]
+    assert res[0]["results"] == res[1]["results"]
+    samples = [next((tmp_path / n).rglob("samples_*.jsonl")).read_text() for n in ("one", "two")]
+    assert samples[0] == samples[1]
