@@ -6,8 +6,8 @@ import json
 import shutil
 
 import pytest
-from conftest import PLUGIN_PKG
 
+from conftest import PLUGIN_PKG
 from harness.errors import StrictModeError
 from harness.plugins import load_plugins
 from harness.results import read_samples, validate_results
@@ -18,8 +18,17 @@ TASKS_DIR = PLUGIN_PKG / "harness_colors" / "tasks"
 
 
 def _cfg(tmp_path, root, model="oracle", tasks=("colors_qa",), **kw):
-    return RunConfig(tasks=list(tasks), model=model, data=root, output_path=tmp_path / "out", log_samples=True,
-                     cache_dir=tmp_path / "cache", include_path=[str(TASKS_DIR)], progress=False, **kw)
+    return RunConfig(
+        tasks=list(tasks),
+        model=model,
+        data=root,
+        output_path=tmp_path / "out",
+        log_samples=True,
+        cache_dir=tmp_path / "cache",
+        include_path=[str(TASKS_DIR)],
+        progress=False,
+        **kw,
+    )
 
 
 @pytest.fixture
@@ -46,7 +55,9 @@ def test_oracle_scores_100_and_results_validate(tmp_path, colors_root, state):
 
 
 def test_frame_indices_of_a_real_budget_are_logged(tmp_path, colors_root, state):
-    out = run(_cfg(tmp_path, colors_root, model="counting", model_args={"log": str(tmp_path / "calls.log")}), state)
+    out = run(
+        _cfg(tmp_path, colors_root, model="counting", model_args={"log": str(tmp_path / "calls.log")}), state
+    )
     rec = read_samples(out.samples_paths["colors_qa"])[0]
     assert rec["media"][0]["indices"] == [0, 3, 7, 10, 13, 16, 20, 23]  # uniform 8 of 24, both ends
     assert all(line.split()[-1] == "8" for line in (tmp_path / "calls.log").read_text().splitlines())

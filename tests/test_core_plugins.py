@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from conftest import PLUGIN_PKG, harness_env, run_harness, write_dist_info
 
+from conftest import PLUGIN_PKG, harness_env, run_harness, write_dist_info
 from harness.errors import UnknownNameError
 from harness.plugins import load_plugins
 
@@ -77,7 +77,22 @@ def test_cli_ls_and_unknown_model(plugin_site):
 def test_include_path_task_runs_end_to_end(tmp_path, colors_root):
     env = harness_env(None)  # the plugin package is NOT installed: only its task folder is given
     tasks = PLUGIN_PKG / "harness_colors" / "tasks"
-    out = run_harness(["--tasks", "colors_qa", "--model", "oracle", "--include_path", str(tasks), "--data",
-                       str(colors_root), "--cache_dir", str(tmp_path / "c"), "--output_path", str(tmp_path / "o")], env)
+    out = run_harness(
+        [
+            "--tasks",
+            "colors_qa",
+            "--model",
+            "oracle",
+            "--include_path",
+            str(tasks),
+            "--data",
+            str(colors_root),
+            "--cache_dir",
+            str(tmp_path / "c"),
+            "--output_path",
+            str(tmp_path / "o"),
+        ],
+        env,
+    )
     assert out.returncode == 0, out.stderr
     assert "| colors_qa | accuracy | 1.0000 |" in out.stdout

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 from conftest import PLUGIN_PKG, harness_env, run_harness
 
 TASKS_DIR = PLUGIN_PKG / "harness_colors" / "tasks"

@@ -57,9 +57,18 @@ def _args(path: Path) -> dict:
 def test_preset_runs_cyclist_and_tempcloze_through_the_evaluator(data, checkpoints, family, preset, tmp_path):
     state = load_plugins()
     for bench, task in (("cyclist", "cyclist_l1"), ("tempcloze", "tempcloze_semantic")):
-        cfg = RunConfig(tasks=[task], model=preset, model_args=_args(checkpoints[family]), data=data[bench], limit=2,
-                        batch_size=2, output_path=tmp_path / bench, log_samples=True, cache_dir=tmp_path / "c",
-                        progress=False)
+        cfg = RunConfig(
+            tasks=[task],
+            model=preset,
+            model_args=_args(checkpoints[family]),
+            data=data[bench],
+            limit=2,
+            batch_size=2,
+            output_path=tmp_path / bench,
+            log_samples=True,
+            cache_dir=tmp_path / "c",
+            progress=False,
+        )
         out = run(cfg, state)
         res = out.results["results"][task]
         assert res["n_samples"] == 2 and res["n_errors"] == 0, res["errors"]
@@ -73,14 +82,45 @@ def test_preset_runs_cyclist_and_tempcloze_through_the_evaluator(data, checkpoin
 def test_two_ranks_over_gloo_equal_one_rank(data, checkpoints, tmp_path):
     env = harness_env(None, OMP_NUM_THREADS="1", HF_HUB_OFFLINE="1")
     margs = ",".join(f"{k}={v}" for k, v in _args(checkpoints["qwen2_vl"]).items())
-    common = ["--tasks", "cyclist_l1", "--model", "qwen2_vl_7b", "--model_args", margs, "--data",
-              str(data["cyclist"]), "--limit", "6", "--log_samples", "--no_progress"]
-    one = run_harness([*common, "--output_path", str(tmp_path / "one"), "--cache_dir", str(tmp_path / "c1")], env)
+    common = [
+        "--tasks",
+        "cyclist_l1",
+        "--model",
+        "qwen2_vl_7b",
+        "--model_args",
+        margs,
+        "--data",
+        str(data["cyclist"]),
+        "--limit",
+        "6",
+        "--log_samples",
+        "--no_progress",
+    ]
+    one = run_harness(
+        [*common, "--output_path", str(tmp_path / "one"), "--cache_dir", str(tmp_path / "c1")], env
+    )
     assert one.returncode == 0, one.stderr
     torchrun = Path(sys.executable).with_name("torchrun")
-    two = subprocess.run([str(torchrun), "--nproc_per_node", "2", "--master_port", str(29600 + os.getpid() % 1000),
-                          "-m", "harness", *common, "--output_path", str(tmp_path / "two"), "--cache_dir",
-                          str(tmp_path / "c2")], env=env, capture_output=True, text=True, timeout=600)
+    two = subprocess.run(
+        [
+            str(torchrun),
+            "--nproc_per_node",
+            "2",
+            "--master_port",
+            str(29600 + os.getpid() % 1000),
+            "-m",
+            "harness",
+            *common,
+            "--output_path",
+            str(tmp_path / "two"),
+            "--cache_dir",
+            str(tmp_path / "c2"),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert two.returncode == 0, two.stderr
     res = [json.loads(next((tmp_path / n).rglob("results_*.json")).read_text()) for n in ("one", "two")]
     assert res[0]["results"] == res[1]["results"]

@@ -91,4 +91,10 @@ def test_every_task_parser_survives_arbitrary_replies(task_docs, text, structure
 
 def test_fuzzed_tasks_cover_every_benchmark_with_a_demo(task_docs):
     names = {n for n, _, _ in task_docs}
-    assert {"cyclist_l1", "cyclist_caption_l1", "tempcloze_all", "rvtbench_seg", "rvtbench_grounding"} <= names
+    assert {
+        "cyclist_l1",
+        "cyclist_caption_l1",
+        "tempcloze_all",
+        "rvtbench_seg",
+        "rvtbench_grounding",
+    } <= names

@@ -6,8 +6,8 @@ import json
 import shutil
 
 import pytest
-from conftest import PLUGIN_PKG, harness_env, run_harness
 
+from conftest import PLUGIN_PKG, harness_env, run_harness
 from harness.errors import StrictModeError
 from harness.plugins import load_plugins
 from harness.results import read_samples

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import PLUGIN_PKG
 
+from conftest import PLUGIN_PKG
 from harness.cli.main import main as cli_main
 from harness.errors import EXIT_REGRESSION, ConfigError
 from harness.frames import FrameSpec

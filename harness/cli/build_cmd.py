@@ -25,7 +25,11 @@ def main(argv: list[str], command: str = "build") -> int:
         return 0 if argv else EXIT_USAGE
     name = argv[0]
     if command == "diagnose":
-        name = f"{argv[0]}.diagnose" if state.registry.has("builder", f"{argv[0]}.diagnose") else f"diagnose-{argv[0]}"
+        name = (
+            f"{argv[0]}.diagnose"
+            if state.registry.has("builder", f"{argv[0]}.diagnose")
+            else f"diagnose-{argv[0]}"
+        )
     entry = state.registry.get("builder", name)
     builder: Builder = entry.load()()
     parser = argparse.ArgumentParser(

@@ -36,7 +36,9 @@ def _calibration_hook(state, task: str):
 
 def main(argv: list[str], command: str = "judge-calibrate") -> int:
     p = argparse.ArgumentParser(prog="python -m harness judge-calibrate", description=__doc__)
-    p.add_argument("--judge", required=True, help="a registered model used as judge, or 'rule' for the task's rule judge")
+    p.add_argument(
+        "--judge", required=True, help="a registered model used as judge, or 'rule' for the task's rule judge"
+    )
     p.add_argument("--judge_args", default="")
     p.add_argument("--task", required=True)
     p.add_argument("--case", default=None, help="one calibration case (default: all)")
@@ -47,14 +49,18 @@ def main(argv: list[str], command: str = "judge-calibrate") -> int:
     state = load_plugins(args.include_path)
     hook = _calibration_hook(state, args.task)
     if hook is None:
-        raise ConfigError(f"task '{args.task}' ships no calibration sets (no metadata.calibration in its config)")
+        raise ConfigError(
+            f"task '{args.task}' ships no calibration sets (no metadata.calibration in its config)"
+        )
     judge = None
     if args.judge != "rule":
         from harness.judging import JudgeClient
         from harness.runner import load_model
 
         cache = ResponseCache((args.cache_dir or default_cache_dir()) / "responses.sqlite")
-        judge = JudgeClient(args.judge, load_model(state, args.judge, parse_kv(args.judge_args, "--judge_args")), cache)
+        judge = JudgeClient(
+            args.judge, load_model(state, args.judge, parse_kv(args.judge_args, "--judge_args")), cache
+        )
     report = hook(judge, args.case)
     text = json.dumps(report, indent=2, sort_keys=True)
     print(text)
