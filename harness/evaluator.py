@@ -107,7 +107,15 @@ class Evaluator:
             inst.error = _error("request", exc)
             return
         n_videos = sum(1 for m in messages for p in m.content if isinstance(p, VideoPart))
-        spec = self.task_spec(task).capped(per_clip_budget(self.model.capabilities, n_videos))
+        budget = per_clip_budget(self.model.capabilities, n_videos)
+        spec = self.task_spec(task).capped(budget)
+        for m in messages:  # a clip's own spec (if the task set one) is capped by the same budget
+            m.content = [
+                VideoPart(p.ref, label=p.label, spec=p.spec.capped(budget))
+                if isinstance(p, VideoPart) and p.spec is not None
+                else p
+                for p in m.content
+            ]
         gen = {**task.config.generation, **self.cfg.gen_kwargs}
         hints = self._hints(task, doc, inst.target) if getattr(self.model, "uses_hints", False) else {}
         inst.spec = spec
@@ -128,9 +136,17 @@ class Evaluator:
                 content = []
                 for p in m.content:
                     if isinstance(p, VideoPart):
-                        clip = load_clip(p.ref, inst.spec, cache=self.frames)
+                        spec = p.spec or inst.spec
+                        clip = load_clip(p.ref, spec, cache=self.frames)
                         content.append(
-                            VideoPart(p.ref, clip.frames, list(clip.indices), list(clip.timestamps), p.label)
+                            VideoPart(
+                                p.ref,
+                                clip.frames,
+                                list(clip.indices),
+                                list(clip.timestamps),
+                                p.label,
+                                spec=p.spec,
+                            )
                         )
                         inst.media_log.append(self._media_entry(inst, p, clip.indices, clip.timestamps))
                     else:
@@ -156,13 +172,16 @@ class Evaluator:
             shown = str(path.relative_to(root.resolve())) if root else str(path)
         except ValueError:
             shown = str(path)
-        return {
+        entry = {
             "path": shown,
             "label": part.label,
             "segments": part.ref.clip_key(),
             "indices": [int(i) for i in indices],
             "timestamps": [round(float(t), 6) for t in timestamps],
         }
+        if part.spec is not None:
+            entry["frame_spec"] = part.spec.digest()
+        return entry
 
     # -- generation --------------------------------------------------------------------------------
     def _generate(self, batch: list[Instance]) -> None:

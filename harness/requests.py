@@ -36,7 +36,10 @@ class ImagePart:
 
 @dataclass
 class VideoPart:
-    """A decoded video or clip: frames (T, H, W, 3) uint8 with their source indices and timestamps."""
+    """A decoded video or clip: frames (T, H, W, 3) uint8 with their source indices and timestamps.
+
+    `spec` lets a task sample one clip differently from the others (TempCloze's visible-span analysis);
+    the model's frame budget still caps it."""
 
     ref: VideoRef
     frames: Optional[np.ndarray] = None
@@ -44,6 +47,9 @@ class VideoPart:
     timestamps: list[float] = field(default_factory=list)
     label: Optional[str] = None
     type: str = "video"
+    spec: Optional[FrameSpec] = (
+        None  # this clip's own frame spec (e.g. denser context clips); None: the task's
+    )
 
 
 Part = Union[TextPart, ImagePart, VideoPart]

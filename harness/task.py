@@ -178,6 +178,7 @@ class Task:
                     m.content[i] = VideoPart(
                         ref=part.ref.model_copy(update={"path": str(full)}),
                         label=part.ref.label or part.label,
+                        spec=part.spec,
                     )
         return messages
 

@@ -69,3 +69,50 @@ def test_frame_budget_is_split_over_clips_and_only_lowers():
     spec = FrameSpec(strategy="uniform", count=16)
     assert spec.capped(80) == spec  # a budget above the task's never raises it
     assert spec.capped(8).max_frames == 8
+
+
+def test_a_clips_own_frame_spec_is_used_and_capped(tmp_path, colors_root, with_plugin):
+    """A task may sample one clip more densely than the others; the model's budget still caps it."""
+    import shutil
+
+    from conftest import PLUGIN_PKG
+    from harness.plugins import load_plugins
+    from harness.results import read_samples
+    from harness.run_config import RunConfig
+    from harness.runner import run
+
+    folder = tmp_path / "tasks"
+    shutil.copytree(PLUGIN_PKG / "harness_colors" / "tasks", folder)
+    (folder / "two.py").write_text(
+        "from harness.api import FrameSpec, Message, TextPart, VideoPart, VideoRef\n"
+        "def build(doc, task):\n"
+        "    dense = FrameSpec(strategy='uniform', count=12)\n"
+        "    return [Message('user', [VideoPart(ref=VideoRef(path=doc['video'], label='context'), spec=dense),\n"
+        "                             VideoPart(ref=VideoRef(path=doc['video'], label='candidate')),\n"
+        "                             TextPart(doc['question'])])]\n"
+    )
+    cfg_text = (
+        (folder / "colors.yaml")
+        .read_text()
+        .replace("  parse: hooks.py:parse\n", "  parse: hooks.py:parse\n  build_request: two.py:build\n", 1)
+    )
+    (folder / "colors.yaml").write_text(cfg_text)
+    state = load_plugins(include_paths=[folder], use_entry_points=False)
+    state.registry.add(load_plugins(env={"HARNESS_PLUGINS": "colors"}).registry.get("model", "counting"))
+    for limit, expected in ((None, [12, 8]), (10, [5, 5])):
+        margs = {} if limit is None else {"max_frames": limit}
+        cfg = RunConfig(
+            tasks=["colors_qa"],
+            model="counting",
+            model_args=margs,
+            data=colors_root,
+            limit=2,
+            output_path=tmp_path / f"o{limit}",
+            log_samples=True,
+            cache_dir=tmp_path / "c",
+            progress=False,
+        )
+        out = run(cfg, state)
+        rec = read_samples(out.samples_paths["colors_qa"])[0]
+        assert [len(m["indices"]) for m in rec["media"]] == expected
+        assert "frame_spec" in rec["media"][0] and "frame_spec" not in rec["media"][1]

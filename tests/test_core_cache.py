@@ -96,3 +96,15 @@ def test_full_disk_disables_cache_and_run_goes_on(tmp_path, caplog):
     assert cache.disabled_reason and "disk is full" in cache.disabled_reason
     assert cache.get("k") is None
     assert "response cache disabled" in caplog.text
+
+
+def test_a_clips_own_frame_spec_is_in_the_key(tmp_path):
+    a = _video(tmp_path / "a.mp4", 10)
+    spec = FrameSpec(strategy="uniform", count=4)
+
+    def key(part_spec):
+        msgs = [Message("user", [VideoPart(ref=VideoRef(path=str(a)), spec=part_spec), TextPart("q")])]
+        return response_key({"name": "m"}, {}, msgs, spec, "pyav-1")
+
+    assert key(None) != key(FrameSpec(strategy="uniform", count=8))
+    assert key(FrameSpec(strategy="uniform", count=8)) == key(FrameSpec(strategy="uniform", count=8))

@@ -27,9 +27,12 @@ def canonical_messages(messages: list[Message]) -> list[dict[str, Any]]:
             if isinstance(p, TextPart):
                 parts.append({"text": p.text})
             elif isinstance(p, VideoPart):
-                parts.append(
-                    {"video": media_identity(p.ref.path), "segments": p.ref.clip_key(), "label": p.label}
-                )
+                part = {"video": media_identity(p.ref.path), "segments": p.ref.clip_key(), "label": p.label}
+                if (
+                    p.spec is not None
+                ):  # a clip's own frame spec (only when set: other keys stay as they were)
+                    part["spec"] = p.spec.canonical()
+                parts.append(part)
             elif isinstance(p, ImagePart):
                 parts.append({"image": hashlib.sha256(p.image.tobytes()).hexdigest()[:32], "label": p.label})
         out.append({"role": m.role, "content": parts})

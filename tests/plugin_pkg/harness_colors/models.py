@@ -18,8 +18,13 @@ class CountingModel(Model):
     uses_hints = True
     capabilities = Capabilities(video=True, multi_video=True, images=True)
 
-    def __init__(self, log: str = "", delay: float = 0.0, wrong_every: int = 0, **kw):
+    def __init__(self, log: str = "", delay: float = 0.0, wrong_every: int = 0, max_frames: int = 0, **kw):
         super().__init__(log=log, delay=delay, wrong_every=wrong_every, **kw)
+        if max_frames:
+            self.model_args["max_frames"] = max_frames
+            self.capabilities = Capabilities(
+                video=True, multi_video=True, images=True, max_frames=int(max_frames)
+            )
         self.log, self.delay, self.wrong_every = log, float(delay), int(wrong_every)
 
     def generate(self, requests):
