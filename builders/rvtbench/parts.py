@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-PART_KINDS = ("segmenter", "depth", "describer", "selector", "query")
+PART_KINDS = ("segmenter", "depth", "describer", "selector", "query", "box_to_mask")
 
 
 def _import_reference(ref: str, what: str) -> Any:

@@ -34,6 +34,10 @@ PARTS = {
         "queries and answers from templates",
     ),
     "rvtbench.query.llm": ("builders.rvtbench.queries:LLMQueries", "queries and answers by a registered LLM"),
+    "rvtbench.box_to_mask.sam2": (
+        "builders.rvtbench.box_to_mask_sam2:Sam2BoxToMask",
+        "masks from box prompts, SAM 2 image model (transformers); used by rvtbench_seg_boxes",
+    ),
 }
 
 

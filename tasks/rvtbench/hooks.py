@@ -15,7 +15,8 @@ from .boxes import BoxFormatError, parse_text_boxes, structured_boxes
 from .release import load_samples
 
 NOT_APPLICABLE = (
-    "not applicable: the model returned no masks (text-only); configure a mask-producing model or pipeline"
+    "not applicable: the model returned no masks (text-only); use a mask-producing model, or the explicit "
+    "box-to-mask pipeline of the task rvtbench_seg_boxes"
 )
 
 

@@ -4,6 +4,7 @@ A sample with several categories counts in each of them (as the paper's per-cate
 Dataset-level metrics are computed per cell: cIoU (sum of intersections / sum of unions), AP@50
 (pycocotools over every frame's boxes), BLEU-4 and CIDEr-D (document frequencies over the cell's corpus).
 BERTScore runs when a scoring model is configured (HARNESS_BERTSCORE_MODEL), else it is reported as not computed.
+Segmentation cells count the masks per source (`mask_sources`: "model", a box-to-mask pipeline, or none).
 """
 
 from __future__ import annotations
@@ -44,6 +45,12 @@ def _segmentation(rows: list[dict]) -> dict:
         for name in ("J", "F", "J&F")
     }
     out["n_not_applicable"] = len(rows) - len(scored)
+    sources: dict[str, int] = {}
+    for r in rows:  # which pipeline made the masks: "model", a box-to-mask pipeline, or none
+        extra = r["parsed"].get("extra") or {}
+        source = "none (not applicable)" if extra.get("not_applicable") else extra.get("mask_source", "model")
+        sources[source] = sources.get(source, 0) + 1
+    out["mask_sources"] = dict(sorted(sources.items()))
     return out
 
 

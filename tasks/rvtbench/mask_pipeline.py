@@ -1,0 +1,163 @@
+"""The explicit mask pipeline of `rvtbench_seg_boxes`: a model's boxes -> a registered box-to-mask model -> masks.
+
+RVTBench segmentation needs masks. A text-only model scores "not applicable" on `rvtbench_seg`; on
+`rvtbench_seg_boxes` it is asked for per-frame boxes (the grounding answer format) and a registered
+box-to-mask model (`rvtbench.box_to_mask.NAME`, a builder part, or "package.module:Factory") turns them into
+masks on the decoded evaluation frames. Nothing happens silently: the pipeline is chosen by the dataset option
+`box_to_mask` (overridable by HARNESS_RVTBENCH_BOX_TO_MASK), its checkpoint by the option `box_to_mask_model`
+or HARNESS_RVTBENCH_BOX_TO_MASK_MODEL (device: HARNESS_RVTBENCH_BOX_TO_MASK_DEVICE), every doc carries the
+pipeline, every parsed answer says which source made its masks, and the tables count masks per source.
+A model that returns masks itself (structured {"masks": ...}) is scored on its own masks (source "model").
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from harness.api import DataError, Parsed, Response, Segment, VideoRef, registry, safe_media_path
+from metrics import encode_rle
+
+from .boxes import BoxFormatError, parse_text_boxes, structured_boxes
+from .hooks import _size
+from .hooks import parse as parse_masks
+from .release import load_samples
+
+ENV_NAME = "HARNESS_RVTBENCH_BOX_TO_MASK"
+ENV_MODEL = "HARNESS_RVTBENCH_BOX_TO_MASK_MODEL"
+ENV_DEVICE = "HARNESS_RVTBENCH_BOX_TO_MASK_DEVICE"
+_components: dict[str, Any] = {}
+_converted: dict[str, list] = {}
+_MEMO_LIMIT = 4096
+
+
+def part_reference(name: str) -> str:
+    """The registered name of a box-to-mask part ('sam2' -> 'rvtbench.box_to_mask.sam2'), or a module:Factory."""
+    if ":" in name or name.startswith("rvtbench."):
+        return name
+    return f"rvtbench.box_to_mask.{name}"
+
+
+def configured_pipeline(options: dict) -> dict:
+    """{"box_to_mask", "model", "device"} from the dataset options (overridden by the env vars).
+
+    A registered name is checked against the registry here, so a typo fails before any model call.
+    """
+    name = os.environ.get(ENV_NAME) or options.get("box_to_mask")
+    if not name:
+        raise DataError(
+            f"rvtbench segmentation from boxes: no box-to-mask model configured; set the dataset option "
+            f"box_to_mask (e.g. sam2) or {ENV_NAME}"
+        )
+    ref = part_reference(str(name))
+    if ":" not in ref:
+        reg = registry()
+        if not reg.has("builder", ref):
+            known = [n for n in reg.names("builder") if n.startswith("rvtbench.box_to_mask.")]
+            raise DataError(
+                f"rvtbench segmentation from boxes: box_to_mask '{name}': no part registered as '{ref}'; registered: "
+                f"{', '.join(known) or 'none'} (set the dataset option box_to_mask or {ENV_NAME})"
+            )
+    model = os.environ.get(ENV_MODEL) or options.get("box_to_mask_model")
+    device = os.environ.get(ENV_DEVICE) or options.get("box_to_mask_device") or "cpu"
+    return {"box_to_mask": ref, "model": model, "device": device}
+
+
+def pipeline_label(pipeline: dict) -> str:
+    """'rvtbench.box_to_mask.sam2(model=PATH)': how results name the source of the masks."""
+    return f"{pipeline['box_to_mask']}(model={pipeline.get('model') or 'default'})"
+
+
+def _component(pipeline: dict) -> Any:
+    key = json.dumps(pipeline, sort_keys=True)
+    if key not in _components:
+        ref = pipeline["box_to_mask"]
+        if ":" in ref:
+            module_name, _, attr = ref.partition(":")
+            factory = getattr(importlib.import_module(module_name), attr)
+        else:
+            factory = registry().get("builder", ref).load()
+        options = {"device": pipeline.get("device") or "cpu"}
+        if pipeline.get("model"):
+            options["model"] = pipeline["model"]
+        _components[key] = factory(**options)
+    return _components[key]
+
+
+def decode_frames(video: Path, frames: list[int]) -> np.ndarray:
+    """(T, H, W, 3) uint8: exactly the source frames `frames` of `video`, at full resolution."""
+    from harness.frames import FrameSpec, load_clip
+
+    ref = VideoRef(path=str(video), segments=tuple(Segment(start=t, end=t + 1) for t in frames))
+    clip = load_clip(ref, FrameSpec(strategy="all"))
+    if list(clip.indices) != list(frames):
+        raise ValueError(f"{video}: asked for frames {frames}, the video gave {list(clip.indices)}")
+    return clip.frames
+
+
+def boxes_to_masks(doc: dict, boxes: list[list[list[float]]]) -> list[dict]:
+    """One COCO RLE per evaluation frame of `doc`, from pixel [x, y, w, h] boxes, via the doc's pipeline."""
+    pipeline = doc["mask_pipeline"]
+    frames = [int(t) for t in doc["answer"]["frames"]]
+    key = json.dumps([pipeline, doc["data_root"], doc["video"], frames, boxes], sort_keys=True)
+    if key in _converted:
+        return _converted[key]
+    video = safe_media_path(Path(doc["data_root"]), str(doc["video"]), f"doc '{doc.get('id')}'")
+    images = decode_frames(video, frames)
+    height, width = int(doc.get("height") or images.shape[1]), int(doc.get("width") or images.shape[2])
+    if images.shape[1:3] != (height, width):
+        raise ValueError(
+            f"doc '{doc.get('id')}': video {video} decodes at {images.shape[2]}x{images.shape[1]}, "
+            f"the ground truth is {width}x{height}"
+        )
+    masks = np.asarray(_component(pipeline).masks(images, boxes), dtype=bool)
+    if masks.shape != (len(frames), height, width):
+        raise ValueError(
+            f"{pipeline_label(pipeline)} returned masks of shape {masks.shape}; "
+            f"expected {(len(frames), height, width)}"
+        )
+    rles = encode_rle(masks)
+    if len(_converted) >= _MEMO_LIMIT:
+        _converted.clear()
+    _converted[key] = rles
+    return rles
+
+
+def load(root: Path, split: str, options: dict) -> list[dict]:
+    """Loader of `rvtbench_seg_boxes`: segmentation rows, each carrying the pipeline and the dataset folder."""
+    pipeline = configured_pipeline(options)
+    rows = load_samples(root, split, options)
+    return [{**r, "mask_pipeline": pipeline, "data_root": str(Path(root).resolve())} for r in rows]
+
+
+def parse(response: Response, doc: dict) -> Parsed:
+    """Native masks are used as they are; otherwise boxes (structured or the text JSON) go through the pipeline.
+
+    Boxes that do not follow the stated format make the answer invalid (scored as an empty mask, logged).
+    """
+    pipeline = doc.get("mask_pipeline")
+    if not pipeline:
+        raise ValueError(
+            f"doc '{doc.get('id')}': no mask_pipeline (load it with tasks.rvtbench.mask_pipeline:load)"
+        )
+    structured = response.structured if isinstance(response.structured, dict) else None
+    if structured is not None and "masks" in structured:
+        parsed = parse_masks(response, doc)
+        parsed.extra["mask_source"] = "model"
+        return parsed
+    frames = doc["answer"]["frames"]
+    label = pipeline_label(pipeline)
+    try:
+        if structured is not None:
+            boxes = structured_boxes(structured, frames)
+        else:
+            height, width = _size(doc, doc["answer"])
+            boxes = parse_text_boxes(response.text or "", frames, width, height)
+    except BoxFormatError as err:
+        return Parsed(answer=None, valid=False, note=f"rejected boxes: {err}", extra={"mask_source": label})
+    return Parsed(answer=boxes_to_masks(doc, boxes), extra={"mask_source": label, "boxes": boxes})

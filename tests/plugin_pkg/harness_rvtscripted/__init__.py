@@ -1,0 +1,1 @@
+"""Test-only plugin for the RVTBench tests: scripted models and scripted builder parts (fast, deterministic)."""
