@@ -87,7 +87,7 @@ class ScriptedLLM(Model):
     def __init__(self, mode: str = "json", **kw):
         super().__init__(mode=mode, **kw)
         self.mode = mode
-        self.prompts: list[str] = []
+        self.calls: list[tuple[str, str, str]] = []  # (doc id, prompt, reply)
 
     def _reply(self, prompt: str) -> str:
         if self.mode == "garbage":
@@ -107,8 +107,9 @@ class ScriptedLLM(Model):
         out = []
         for r in requests:
             prompt = r.prompt_text()
-            self.prompts.append(prompt)
-            out.append(Response(text=self._reply(prompt)))
+            reply = self._reply(prompt)
+            self.calls.append((r.doc_id, prompt, reply))
+            out.append(Response(text=reply))
         return out
 
 
@@ -118,11 +119,16 @@ class ScriptedVLM(Model):
     name = "rvt_scripted_vlm"
     capabilities = Capabilities(video=False, multi_video=False, images=True)
 
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        self.seen: list[list[np.ndarray]] = []  # the images of every request
+
     def generate(self, requests):
         out = []
         for r in requests:
             images = [p for m in r.messages for p in m.content if isinstance(p, ImagePart)]
             assert all(p.image.ndim == 3 and p.image.shape[2] == 3 for p in images)
+            self.seen.append([p.image for p in images])
             text = r.prompt_text()
             if "highlighted object" in text:
                 reply = "A scripted object."
