@@ -4,7 +4,8 @@ Per-dimension accuracy, micro overall and mean over dimensions (each both ways: 
 headline, and invalid as wrong); per-video joint accuracy (>=1, >=2, 3/3 and the pairs S+A, S+P, A+P over
 videos whose three dimensions all have a valid answer, as the public analysis); chance levels (binomial,
 p = 0.25); error sources (which distractor kind or, in Mixed, which dimension was chosen when wrong);
-plus the reordering and pass@k analyses when the task runs them (tasks/tempcloze/sensitivity.py).
+plus the reordering and pass@k analyses when the task runs them (tasks/tempcloze/sensitivity.py) and the
+visible-span table (accuracy per K context frames, per dimension, with the frames each clip really got).
 Samples with a harness error (e.g. a missing video) are counted under "errors" and left out of every rate.
 """
 
@@ -18,6 +19,7 @@ from typing import Any, Optional
 from harness.api import Task
 from tasks.tempcloze.protocol import DIMENSION_NAMES, DIMENSIONS, DISTRACTORS, kind_of
 from tasks.tempcloze.sensitivity import pass_at_k_table, reordering_table
+from tasks.tempcloze.span import FULL
 
 P_CHANCE = 0.25
 HEADLINE_NOTE = (
@@ -118,6 +120,59 @@ def error_sources(records: list[dict], key: str, names: list[str]) -> dict[str, 
     return {"n_errors": len(wrong), "n_valid_items": len(valid), "chosen": table}
 
 
+SPAN_NOTE = (
+    "visible span (public subset/eval_boundary_k.py): under K, BEGINNING shows the last K and END the "
+    "first K of their bin-centred frames (16 by default); candidates always show all of theirs; Full shows "
+    "every sampled context frame (= tempcloze_hard). The task's other tables and metrics pool every "
+    "condition, except `joint`, computed on Full (or the first condition run)"
+)
+
+
+def _frames_shown(records: list[dict]) -> dict[str, dict[str, int]]:
+    """How many frames each kind of clip actually got (from the samples' media log): a histogram."""
+    shown: dict[str, Counter] = defaultdict(Counter)
+    for r in records:
+        for m in r.get("media") or []:
+            label = str(m.get("label") or "")
+            kind = "candidates" if label.startswith("[Candidate") else label
+            shown[kind][str(len(m.get("indices") or []))] += 1
+    return {k: dict(sorted(v.items(), key=lambda kv: int(kv[0]))) for k, v in sorted(shown.items())}
+
+
+def _span_order(name: str) -> tuple[int, int]:
+    return (1, 0) if name == FULL else (0, int(name[1:]))
+
+
+def visible_span_table(records: list[dict]) -> dict[str, Any]:
+    """Accuracy per visible-span condition, overall and per dimension (the public script's summary), with
+    counts and the frames every clip was shown."""
+    by_span: dict[str, list[dict]] = defaultdict(list)
+    ks: dict[str, Any] = {}
+    for r in records:
+        doc = r.get("doc") or {}
+        name = str(doc.get("span", FULL))
+        by_span[name].append(r)
+        ks[name] = doc.get("context_frames")
+    conditions = sorted(by_span, key=_span_order)
+    table: dict[str, Any] = {}
+    for name in conditions:
+        rows = by_span[name]
+        per_dim = {
+            d: accuracy_cell([r for r in rows if (r.get("doc") or {}).get("dimension") == d])
+            for d in DIMENSIONS
+            if any((r.get("doc") or {}).get("dimension") == d for r in rows)
+        }
+        accs = [c["accuracy"] for c in per_dim.values() if c["accuracy"] is not None]
+        table[name] = {
+            "context_frames": ks[name],
+            "overall": accuracy_cell(rows),
+            "per_dimension": per_dim,
+            "mean_over_dimensions": round(sum(accs) / len(accs), 10) if accs else None,
+            "frames_shown": _frames_shown(rows),
+        }
+    return {"note": SPAN_NOTE, "conditions": conditions, "by_condition": table}
+
+
 def aggregate(records: list[dict], task: Task) -> dict[str, Any]:
     """The aggregate hook (tables for results.json)."""
     via = Counter((_parsed(r).get("extra") or {}).get("via") for r in records if is_valid(r))
@@ -157,9 +212,15 @@ def aggregate(records: list[dict], task: Task) -> dict[str, Any]:
             d: error_sources(per_dim[d], "chosen_kind", [kind_of(c) for c in DISTRACTORS[d]]) for d in present
         }
         if len(present) == len(DIMENSIONS):
-            tables["joint"] = joint_table(dim_records)
+            spans = sorted({str(d.get("span", FULL)) for d in docs}, key=_span_order)
+            base = FULL if FULL in spans else spans[0]
+            tables["joint"] = joint_table(
+                [r for r in dim_records if str((r.get("doc") or {}).get("span", FULL)) == base]
+            )
     if len({int(d.get("rotation", 0)) for d in docs}) > 1:
         tables["reordering"] = reordering_table(records)
+    if any(d.get("context_frames") is not None for d in docs):
+        tables["visible_span"] = visible_span_table(records)
     if any(int(d.get("n_samples", 1)) > 1 for d in docs):
         tables["pass_at_k"] = pass_at_k_table(records)
     return tables

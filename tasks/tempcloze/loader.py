@@ -1,4 +1,4 @@
-"""Load TempCloze items as docs: one per (video, dimension[, rotation]) or one per Mixed video.
+"""Load TempCloze items as docs: one per (video, dimension[, rotation][, visible span]) or one per Mixed video.
 
 Reads the release layout as it is (`choices/{stem}/before.mp4, GT.mp4, after.mp4, S/, A/, C/` with
 `mixed_ids.json`, `subset_ids.json` and an optional `fixed_permutations.json`) and the builder's virtual
@@ -28,6 +28,7 @@ from tasks.tempcloze.protocol import (
     rotate,
     seeded_order,
 )
+from tasks.tempcloze.span import span_name
 
 CHOICES = "choices"
 CLIPS_JSON = "clips.json"
@@ -46,6 +47,7 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "context": "both",  # both | beginning | end
     "samples": 1,  # answers per request (test-time scaling)
     "media": "auto",  # auto | files | virtual
+    "context_frames": [None],  # visible span: K context frames shown (None: all), one doc per value
 }
 
 
@@ -68,6 +70,16 @@ def _options(options: dict) -> dict[str, Any]:
     bad = [d for d in opts["dimensions"] if d not in DIMENSIONS]
     if bad:
         raise DataError(f"tempcloze loader: option 'dimensions' has {bad}; expected a subset of {DIMENSIONS}")
+    spans = opts["context_frames"]
+    spans = list(spans) if isinstance(spans, (list, tuple)) else [spans]
+    if not spans or any(
+        k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1) for k in spans
+    ):
+        raise DataError(
+            f"tempcloze loader: option 'context_frames' is {opts['context_frames']!r}; expected a list of "
+            "positive integers or null (null: every sampled context frame), e.g. [1, 4, 8, 12, null]"
+        )
+    opts["context_frames"] = spans
     if int(opts["samples"]) < 1:
         raise DataError(f"tempcloze loader: option 'samples' must be at least 1, got {opts['samples']}")
     return opts
@@ -185,6 +197,8 @@ def _base_doc(item: Item, stem: str, opts: dict) -> dict[str, Any]:
         "mode": item.mode,
         "context": opts["context"],
         "n_samples": int(opts["samples"]),
+        "context_frames": opts["context_frames"][0],
+        "span": span_name(opts["context_frames"][0]),
     }
 
 
@@ -221,15 +235,22 @@ def dimension_docs(root: Path, opts: dict, units: list[tuple[str, str]], fixed: 
             base = seeded_order(int(opts["order_seed"]), stem, dim, candidates)
         dims = {c: (GT if c == GT else dim) for c in candidates}
         for rot in opts["rotations"]:
-            doc = _base_doc(item, stem, opts)
-            doc.update(
-                id="|".join([stem, dim] + ([f"r{rot}"] if len(opts["rotations"]) > 1 else [])),
-                dimension=dim,
-                dimension_name=DIMENSION_NAMES[dim],
-                order_source=source,
-                rotation=int(rot),
-            )
-            docs.append(_finish(doc, item, rotate(base, int(rot)), dims))
+            for k in opts["context_frames"]:
+                doc = _base_doc(item, stem, opts)
+                doc.update(
+                    id="|".join(
+                        [stem, dim]
+                        + ([f"r{rot}"] if len(opts["rotations"]) > 1 else [])
+                        + ([span_name(k)] if len(opts["context_frames"]) > 1 else [])
+                    ),
+                    dimension=dim,
+                    dimension_name=DIMENSION_NAMES[dim],
+                    order_source=source,
+                    rotation=int(rot),
+                    context_frames=k,
+                    span=span_name(k),
+                )
+                docs.append(_finish(doc, item, rotate(base, int(rot)), dims))
     return docs
 
 
@@ -282,6 +303,11 @@ def load(root: Optional[Path], split: str, options: dict) -> list[dict]:
             )
         root = sub
     if opts["subset"] == "mixed":
+        if len(opts["context_frames"]) > 1:
+            raise DataError(
+                "tempcloze loader: option 'context_frames' lists several values; the Mixed subset takes one "
+                "(run one task per value, or use subset all|hard, which makes one doc per value)"
+            )
         return mixed_docs(root, opts)
     dims = list(opts["dimensions"])
     if opts["subset"] == "hard":

@@ -2,16 +2,20 @@
 
 The message follows the public evaluation: the prompt, then "[BEGINNING]" and its frames, "[END]" and its
 frames, then "[Candidate A]".."[Candidate D]" each followed by its clip. Every clip is its own VideoPart
-whose label is the same bracketed text, so a one-video model still sees which frames are which.
+whose label is the same bracketed text, so a one-video model still sees which frames are which. A doc
+with `context_frames` K (the visible-span analysis, tasks/tempcloze/span.py) shows only the last K
+frames of BEGINNING and the first K of END, each context clip then carrying its own frame spec.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from pathlib import Path
+from typing import Any, Optional
 
 from harness.api import Message, Segment, Task, TextPart, VideoPart, VideoRef
 from tasks.tempcloze.protocol import AFTER, BEFORE, LETTERS
+from tasks.tempcloze.span import visible_clip
 
 CONTEXT_LABELS = {BEFORE: "[BEGINNING]", AFTER: "[END]"}
 
@@ -27,13 +31,29 @@ def clip_ref(doc: dict, name: str, label: str) -> VideoRef:
     )
 
 
-def labelled_parts(doc: dict) -> list:
+def context_part(doc: dict, name: str, task: Optional[Task]) -> VideoPart:
+    """A context clip's VideoPart: the whole clip, or (doc `context_frames` K) its visible K frames."""
+    label = CONTEXT_LABELS[name]
+    ref = clip_ref(doc, name, label)
+    k = doc.get("context_frames")
+    if k is None:
+        return VideoPart(ref=ref, label=label)
+    if task is None:
+        raise ValueError(
+            f"doc '{doc.get('id')}': context_frames needs the task (its frame spec and data root)"
+        )
+    root = Path(task.data_root or task.base_dir)
+    what = f"task '{task.name}' doc '{doc.get('id')}'"
+    ref, spec = visible_clip(ref, name, int(k), task.config.frames, root, what)
+    return VideoPart(ref=ref, label=label, spec=spec)
+
+
+def labelled_parts(doc: dict, task: Optional[Task] = None) -> list:
     """Text label + VideoPart for each shown clip, in the public order (context first, then A..D)."""
     parts: list = []
     for name in (BEFORE, AFTER):
         if name in doc["clips"]:
-            label = CONTEXT_LABELS[name]
-            parts += [TextPart(label), VideoPart(ref=clip_ref(doc, name, label), label=label)]
+            parts += [TextPart(CONTEXT_LABELS[name]), context_part(doc, name, task)]
     for letter, clip in zip(LETTERS[: len(doc["options"])], doc["options"], strict=True):
         label = f"[Candidate {letter}]"
         parts += [TextPart(label), VideoPart(ref=clip_ref(doc, clip, label), label=label)]
@@ -42,7 +62,7 @@ def labelled_parts(doc: dict) -> list:
 
 def build_request(doc: dict, task: Task) -> list[Message]:
     """One user message: the task's prompt (rendered from its template) and the labelled clips."""
-    return [Message("user", [TextPart(task.render_prompt(doc)), *labelled_parts(doc)])]
+    return [Message("user", [TextPart(task.render_prompt(doc)), *labelled_parts(doc, task)])]
 
 
 def target(doc: dict) -> str:
