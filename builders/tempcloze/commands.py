@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 from builders.tempcloze.config import BuildConfig, add_build_arguments, config_from_args
+from harness.api import ConfigError
 from harness.builder import Builder, DemoDataset
 
 
@@ -34,10 +35,16 @@ class TempClozeBuilder(Builder):
     def run(self, args: argparse.Namespace) -> int:
         """Build; prints a summary. Raises NoUsableVideos (with counts per reason) when nothing is kept."""
         from builders.tempcloze.pipeline import build_dataset
-        from builders.tempcloze.suitability import load_model_reference
+        from builders.tempcloze.suitability import load_suitability_model
 
         cfg = config_from_args(args)
-        model = load_model_reference(cfg.suitability_model) if cfg.suitability_model else None
+        if cfg.suitability_model_args and not cfg.suitability_model:
+            raise ConfigError("--suitability-model-args needs --suitability-model (the model they are for)")
+        model = (
+            load_suitability_model(cfg.suitability_model, cfg.suitability_model_args)
+            if cfg.suitability_model
+            else None
+        )
         t0 = time.perf_counter()
         manifest = build_dataset(
             args.videos, args.out, cfg, model=model, progress=not args.no_progress, overwrite=args.overwrite

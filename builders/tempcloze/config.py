@@ -41,6 +41,7 @@ class BuildConfig:
     crf: int = 18
     sources: str = "link"
     suitability_model: Optional[str] = None
+    suitability_model_args: Optional[str] = None
 
     def gap_rules(self) -> GapRules:
         """The interval rules these parameters select."""
@@ -106,7 +107,13 @@ def add_build_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--suitability-model",
         default=None,
-        help="optional model-based suitability filter: a 'package.module:Class' Model reference",
+        help="optional model-based suitability filter: a registered model name (python -m harness ls "
+        "models) or a 'package.module:Class' Model reference",
+    )
+    parser.add_argument(
+        "--suitability-model-args",
+        default=None,
+        help="the suitability model's args: k=v,k2=v2 or a JSON object (as --model_args)",
     )
 
 

@@ -3,6 +3,8 @@ whether a video suits a missing-middle task, and keep it only on a clear "yes".
 
 The paper screens videos with a language model over captions; here the model sees the video itself
 (uniformly sampled frames), so any registered video model can serve. Unparsable answers count as a fail.
+The model is named as on the evaluation command line (a registered model name, found through the public
+registry) or by a 'package.module:Class' reference, with `k=v,...` model args.
 """
 
 from __future__ import annotations
@@ -61,18 +63,50 @@ def ask_suitability(
     return bool(verdict), response.text
 
 
+def load_suitability_model(name: str, model_args: str | dict | None = None) -> Model:
+    """The `--suitability-model` model: a registered model name (any installed plugin's, e.g. one of
+    `python -m harness ls models`) or a 'package.module:Class' reference; `model_args` is a dict or the
+    `--suitability-model-args` text (`k=v,k2=v2` or a JSON object, parsed as the CLI's --model_args)."""
+    from harness.api import ConfigError, UnknownNameError, registry
+    from harness.run_config import parse_kv
+
+    args = (
+        dict(model_args) if isinstance(model_args, dict) else parse_kv(model_args, "--suitability-model-args")
+    )
+    if ":" in name:
+        return load_model_reference(name, **args)
+    try:
+        factory = registry().get("model", name).load()
+    except UnknownNameError as err:
+        raise ConfigError(
+            f"--suitability-model: {err}; or give a 'package.module:Class' Model reference"
+        ) from err
+    try:
+        model = factory(**args)
+    except TypeError as err:
+        raise ConfigError(
+            f"--suitability-model '{name}': its model args {sorted(args)} do not fit ({err}); "
+            "fix --suitability-model-args"
+        ) from err
+    if not callable(getattr(model, "generate", None)):
+        raise ConfigError(f"--suitability-model '{name}' did not give an object with generate(requests)")
+    return model
+
+
 def load_model_reference(ref: str, **model_args: Any) -> Model:
     """Instantiate a 'package.module:Class' model reference (the CLI's --suitability-model)."""
+    from harness.api import ConfigError
+
     module_name, _, attr = ref.partition(":")
     if not module_name or not attr:
-        raise ValueError(f"--suitability-model '{ref}' must look like 'package.module:ClassName'")
+        raise ConfigError(f"--suitability-model '{ref}' must look like 'package.module:ClassName'")
     try:
         obj: Any = importlib.import_module(module_name)
         for part in attr.split("."):
             obj = getattr(obj, part)
     except (ImportError, AttributeError) as err:
-        raise ValueError(f"--suitability-model '{ref}': cannot import it ({err})") from err
+        raise ConfigError(f"--suitability-model '{ref}': cannot import it ({err})") from err
     model = obj(**model_args)
     if not callable(getattr(model, "generate", None)):
-        raise ValueError(f"--suitability-model '{ref}' did not give an object with generate(requests)")
+        raise ConfigError(f"--suitability-model '{ref}' did not give an object with generate(requests)")
     return model
