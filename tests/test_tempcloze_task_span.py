@@ -181,6 +181,27 @@ def test_media_log_and_table_show_k_context_frames_and_16_candidate_frames(virtu
         )
 
 
+def test_report_shows_the_visible_span_table(virtual_root, tmp_path):
+    from harness.report import load_runs
+    from tasks.tempcloze.report_sections import tempcloze_sections
+
+    out = _run(
+        tmp_path,
+        virtual_root,
+        ["tempcloze_hard_span"],
+        "frames_aware",
+        _with_model("frames_aware", FramesAware),
+    )
+    (run_,) = load_runs([out.results_path])
+    tables = {t.title: t for s in tempcloze_sections([run_]) for t in s.tables}
+    table = tables["tempcloze_hard_span: visible span, accuracy (%)"]
+    assert table.columns == ["K1", "K4", "K8", "K12", "Full"]
+    for row in ("Semantic", "Alignment", "Progression", "Overall"):
+        cells = [table.cell(f"{run_['_label']} · {row}", c) for c in table.columns]
+        assert [c.value for c in cells] == [0.0, 0.0, 1.0, 1.0, 1.0] and all(c.chance == 0.25 for c in cells)
+        assert cells[0].n == (3 * N_VIDEOS if row == "Overall" else N_VIDEOS)
+
+
 class Budget36(FramesAware):
     """36 frames per request: 6 per clip over the six clips."""
 

@@ -1,5 +1,6 @@
 """TempCloze report sections: per-dimension accuracy, joint per-video accuracy, error sources (per
-dimension and, for Mixed, across dimensions), candidate reordering and pass@k, models as rows, with bars.
+dimension and, for Mixed, across dimensions), candidate reordering, visible span and pass@k, models as
+rows, with bars.
 
 Everything is read from the tables the task's aggregate hook writes (tasks/tempcloze/aggregate.py);
 chance levels are the hook's (uniform guess over four candidates) and CIs come from the samples files.
@@ -196,6 +197,32 @@ def reordering_table(runs: Sequence[dict], task: str) -> Table:
     return table
 
 
+def visible_span_table(runs: Sequence[dict], task: str) -> Table:
+    """Visible span: accuracy per condition (K1 .. Full), one row per model and dimension plus Overall."""
+    conds: list[str] = []
+    for r in runs:
+        for c in (_tables(r, task).get("visible_span") or {}).get("conditions") or []:
+            if c not in conds:
+                conds.append(c)
+    table = Table(
+        f"{task}: visible span, accuracy (%)",
+        conds,
+        note="K: BEGINNING shows its last K and END its first K of 16 frames; candidates 16; Full: all 16.",
+    )
+    for r in runs:
+        tb = _tables(r, task)
+        by = (tb.get("visible_span") or {}).get("by_condition") or {}
+        for key, name in [*DIMS, ("overall", "Overall")]:
+            cells = []
+            for c in conds:
+                row = by.get(c) or {}
+                cell = row.get("overall") if key == "overall" else (row.get("per_dimension") or {}).get(key)
+                cell = cell or {}
+                cells.append(Cell(cell.get("accuracy"), None, cell.get("n_valid"), chance=_chance(tb)))
+            table.add_row(f"{r['_label']} · {name}", cells)
+    return table
+
+
 def pass_at_k_table(runs: Sequence[dict], task: str) -> Table:
     """pass@1..5 overall with their chance levels."""
     ks = [f"pass@{k}" for k in range(1, 6)]
@@ -278,6 +305,8 @@ def task_sections(runs: Sequence[dict], task: str) -> ReportSection:
         tables.extend(mixed_tables(mine, task))
     if any(_tables(r, task).get("reordering") for r in mine):
         tables.append(reordering_table(mine, task))
+    if any(_tables(r, task).get("visible_span") for r in mine):
+        tables.append(visible_span_table(mine, task))
     if any(_tables(r, task).get("pass_at_k") for r in mine):
         tables.append(pass_at_k_table(mine, task))
     return ReportSection(f"TempCloze: {task}", "", tables, figures, level=3, key=f"tempcloze-{task}")
