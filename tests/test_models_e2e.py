@@ -29,6 +29,7 @@ CASES = [
     ("llava_next_video", "llava_next_video_7b"),
     ("qwen2_vl", "qwen2_vl_7b"),
     ("qwen2_5_vl", "qwen2_5_vl_7b"),
+    ("internvl", "internvl3_8b"),
 ]
 
 
@@ -64,6 +65,8 @@ def test_preset_runs_cyclist_and_tempcloze_through_the_evaluator(data, checkpoin
             data=data[bench],
             limit=2,
             batch_size=2,
+            # random weights rarely emit EOS; TempCloze asks for 8192 new tokens, so cap them here
+            gen_kwargs={"max_new_tokens": 4},
             output_path=tmp_path / bench,
             log_samples=True,
             cache_dir=tmp_path / "c",

@@ -32,6 +32,7 @@ CASES = [
     ("llava_next_video", "llava_next_video_7b"),
     ("qwen2_vl", "qwen2_vl_7b"),
     ("qwen2_5_vl", "qwen2_5_vl_7b"),
+    ("internvl", "internvl3_8b"),
 ]
 
 
@@ -89,6 +90,16 @@ QUESTIONS = [
 ]
 
 
+def media_token_count(model, input_ids) -> int:
+    """Placeholder tokens the processor expanded for the clips.
+
+    Most families expand a video token; InternVL expands each frame into image-context tokens and leaves no
+    video token behind, so both ids are counted (requests here hold no images).
+    """
+    ids = {getattr(model.processor, "video_token_id", None), getattr(model.processor, "image_token_id", None)}
+    return sum(int((input_ids == i).sum()) for i in ids if i is not None)
+
+
 @pytest.mark.parametrize(("family", "preset"), CASES)
 def test_batched_left_padding_matches_one_at_a_time(checkpoints, family, preset):
     model = load(checkpoints, family, preset)
@@ -112,9 +123,8 @@ def test_several_labelled_clips_keep_labels_and_order(checkpoints, family, prese
     inputs_two = model.encode([two])
     prompt = model.tokenizer.decode(inputs_two["input_ids"][0])
     assert prompt.index("Clip A:") < prompt.index("Clip B:") < prompt.index("Which clip")
-    video_id = model.processor.video_token_id
-    count_two = int((inputs_two["input_ids"] == video_id).sum())
-    count_one = int((model.encode([one])["input_ids"] == video_id).sum())
+    count_two = media_token_count(model, inputs_two["input_ids"])
+    count_one = media_token_count(model, model.encode([one])["input_ids"])
     assert count_two == 2 * count_one > 0
     mixed = model.generate([two, one])
     assert mixed[0].text == model.generate([two])[0].text
@@ -172,6 +182,17 @@ def test_qwen2_5_vl_sees_the_frames_real_spacing_in_time(checkpoints):
     # two frames per temporal patch: 2 / fps seconds
     assert float(slow[0]) == pytest.approx(1.0)
     assert float(fast[0]) == pytest.approx(0.25)
+
+
+def test_internvl_gets_every_decoded_frame_as_one_tile(checkpoints):
+    model = load(checkpoints, "internvl", "internvl3_8b")
+    assert model.capabilities.max_frames == 32
+    inputs = model.encode([request(4, QUESTIONS[0], frames=6)])
+    prompt = model.tokenizer.decode(inputs["input_ids"][0])
+    # no resampling by the processor: six frames in, six frame tiles out, in order
+    assert [f"Frame{i}:" in prompt for i in range(1, 8)] == [True] * 6 + [False]
+    assert inputs["pixel_values"].shape[0] == 6
+    assert media_token_count(model, inputs["input_ids"]) == 6 * model.processor.image_seq_length
 
 
 def test_plugin_registers_lazily_without_importing_torch():

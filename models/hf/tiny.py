@@ -46,8 +46,18 @@ def _chatml(image: str, video: str) -> str:
     return _CHATML_TEMPLATE.replace("{{ IMAGE }}", image).replace("{{ VIDEO }}", video)
 
 
-def build_tokenizer(special_tokens: list[str], eos: str, pad: str, vocab_size: int = 300):
-    """A byte-level BPE tokenizer trained on a small built-in corpus, with the family's special tokens."""
+def build_tokenizer(
+    special_tokens: list[str],
+    eos: str,
+    pad: str,
+    vocab_size: int = 300,
+    named_tokens: dict[str, str] | None = None,
+):
+    """A byte-level BPE tokenizer trained on a small built-in corpus, with the family's special tokens.
+
+    named_tokens maps attribute names to special tokens (`tokenizer.<name>` and `tokenizer.<name>_id`), as
+    some processors (InternVL's) read their placeholder tokens from the tokenizer.
+    """
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 
@@ -62,7 +72,10 @@ def build_tokenizer(special_tokens: list[str], eos: str, pad: str, vocab_size: i
     )
     corpus = [" ".join(_CORPUS_WORDS[i:] + _CORPUS_WORDS[:i]) for i in range(len(_CORPUS_WORDS))]
     tok.train_from_iterator(corpus, trainer=trainer)
-    return PreTrainedTokenizerFast(tokenizer_object=tok, eos_token=eos, pad_token=pad, padding_side="left")
+    extra = {"extra_special_tokens": dict(named_tokens)} if named_tokens else {}
+    return PreTrainedTokenizerFast(
+        tokenizer_object=tok, eos_token=eos, pad_token=pad, padding_side="left", **extra
+    )
 
 
 def _qwen2_text_config(vocab_size: int, **extra):
@@ -280,6 +293,65 @@ def build_qwen2_5_vl(out: str | Path) -> Path:
     return _build_qwen_vl(out, "2.5")
 
 
+def build_internvl(out: str | Path, image_size: int = 32, patch_size: int = 8) -> Path:
+    """InternVL (InternViT + MLP projector with 2x2 pixel shuffle + Qwen2), transformers-native, as InternVL3-hf.
+
+    Each video frame is one tile: `Frame{i}: <img><IMG_CONTEXT>...</img>` with (image/patch)^2 / 4 context
+    tokens, so the video placeholder `<video>` disappears from the expanded prompt.
+    """
+    import torch
+    from transformers import (
+        GotOcr2ImageProcessor,
+        InternVLConfig,
+        InternVLForConditionalGeneration,
+        InternVLProcessor,
+        InternVLVideoProcessor,
+    )
+
+    out = Path(out)
+    named = {
+        "start_image_token": "<img>",
+        "end_image_token": "</img>",
+        "context_image_token": "<IMG_CONTEXT>",
+        "video_token": "<video>",
+    }
+    specials = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", *named.values()]
+    tokenizer = build_tokenizer(specials, eos="<|im_end|>", pad="<|endoftext|>", named_tokens=named)
+    vocab = len(tokenizer)
+    downsample = 0.5
+    seq_length = int((image_size // patch_size) ** 2 * downsample**2)
+    text = _qwen2_text_config(vocab, eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id)
+    config = InternVLConfig(
+        text_config={"model_type": "qwen2", **text},
+        vision_config={
+            "hidden_size": 32,
+            "intermediate_size": 64,
+            "num_hidden_layers": 2,
+            "num_attention_heads": 4,
+            "image_size": image_size,
+            "patch_size": patch_size,
+        },
+        image_token_id=tokenizer.convert_tokens_to_ids("<IMG_CONTEXT>"),
+        image_seq_length=seq_length,
+        downsample_ratio=downsample,
+        vision_feature_layer=-1,
+        vision_feature_select_strategy="default",
+        tie_word_embeddings=False,
+    )
+    torch.manual_seed(0)
+    model = InternVLForConditionalGeneration(config).eval()
+    size = {"height": image_size, "width": image_size}
+    processor = InternVLProcessor(
+        image_processor=GotOcr2ImageProcessor(size=size, max_patches=4),
+        video_processor=InternVLVideoProcessor(size=size),
+        tokenizer=tokenizer,
+        image_seq_length=seq_length,
+        chat_template=_chatml("<IMG_CONTEXT>\n", "<video>\n"),
+    )
+    _save(model, processor, tokenizer, out)
+    return out
+
+
 def _save(model, processor, tokenizer, out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     model.generation_config.pad_token_id = tokenizer.pad_token_id
@@ -293,4 +365,5 @@ BUILDERS: dict[str, Callable[[str | Path], Path]] = {
     "llava_next_video": build_llava_next_video,
     "qwen2_vl": build_qwen2_vl,
     "qwen2_5_vl": build_qwen2_5_vl,
+    "internvl": build_internvl,
 }
