@@ -1,0 +1,1 @@
+"""Local evaluate module folder for metrics.flip_rates (a package so that it ships with the wheel)."""
