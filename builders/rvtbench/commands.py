@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 from harness.builder import Builder, DemoDataset
@@ -27,8 +28,14 @@ class RvtbenchBuilder(Builder):
             "--segmenter", default="sam2", help="registered part rvtbench.segmenter.NAME or module:Class"
         )
         parser.add_argument("--segmenter-model", default=None, help="SAM 2 checkpoint path or hub id")
+        parser.add_argument(
+            "--segmenter-args",
+            default="",
+            help="more segmenter options, k=v,... (sam2: grid, min_area, max_instances)",
+        )
         parser.add_argument("--depth", default="depth_anything", help="registered part rvtbench.depth.NAME")
         parser.add_argument("--depth-model", default=None, help="Depth Anything checkpoint path or hub id")
+        parser.add_argument("--depth-args", default="", help="more depth options, k=v,... (batch_size)")
         parser.add_argument(
             "--describer",
             default=None,
@@ -121,6 +128,20 @@ def synthetic_sources(cyclist_dir: Path, keyframe_interval: int) -> list:
     ]
 
 
+def part_options(text: str, flag: str) -> dict:
+    """`k=v,k2=v2` -> {k: v}, values read as JSON where they parse (numbers, true/false), else strings."""
+    out: dict = {}
+    for item in filter(None, (t.strip() for t in (text or "").split(","))):
+        key, sep, raw = item.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"{flag}: '{item}' is not of the form key=value")
+        try:
+            out[key.strip()] = json.loads(raw)
+        except json.JSONDecodeError:
+            out[key.strip()] = raw.strip()
+    return out
+
+
 def _generation_parts(args: argparse.Namespace) -> tuple:
     from .parts import load_model, load_part
 
@@ -140,7 +161,9 @@ def _perception_sources(args: argparse.Namespace) -> tuple[list, dict[str, str]]
     if not videos:
         raise ValueError(f"--videos {args.videos}: no video files ({', '.join(VIDEO_SUFFIXES)})")
     seg_opts = {"device": args.device, **({"model": args.segmenter_model} if args.segmenter_model else {})}
+    seg_opts.update(part_options(args.segmenter_args, "--segmenter-args"))
     depth_opts = {"device": args.device, **({"model": args.depth_model} if args.depth_model else {})}
+    depth_opts.update(part_options(args.depth_args, "--depth-args"))
     segmenter = load_part("segmenter", args.segmenter, **seg_opts)
     depth = load_part("depth", args.depth, **depth_opts)
     describer_name = args.describer or ("vlm" if args.describer_model else "opencv")
@@ -148,8 +171,10 @@ def _perception_sources(args: argparse.Namespace) -> tuple[list, dict[str, str]]
         "describer", describer_name, **({"model_name": args.describer_model} if args.describer_model else {})
     )
     names = {
-        "segmenter": f"{args.segmenter}:{getattr(segmenter, 'model_ref', '')}",
-        "depth": f"{args.depth}:{getattr(depth, 'model_ref', '')}",
+        "segmenter": f"{args.segmenter}:{getattr(segmenter, 'model_ref', '')}"
+        + (f" ({args.segmenter_args})" if args.segmenter_args else ""),
+        "depth": f"{args.depth}:{getattr(depth, 'model_ref', '')}"
+        + (f" ({args.depth_args})" if args.depth_args else ""),
         "describer": f"{describer_name}:{args.describer_model or ''}",
     }
 

@@ -56,7 +56,7 @@ class Sam2Segmenter:
         self.processor.add_inputs_to_inference_session(
             session,
             frame_idx=0,
-            obj_ids=ids,
+            obj_ids=list(ids),  # a copy: transformers consumes the list it is given (it came back empty)
             input_points=[[[[x, y]] for x, y in points]],
             input_labels=[[[1] for _ in points]],
         )
@@ -90,10 +90,14 @@ class Sam2Segmenter:
                     oid = len(tracks) + len(new) + 1
                     new.append((oid, mask))
                     scores[oid] = score
-            for oid, mask in new:
+            for oid, _ in new:
                 tracks[oid] = np.zeros((t_total, h, w), dtype=bool)
+            if new:  # one call: transformers replaces the session's "objects with new inputs" on every call
                 self.processor.add_inputs_to_inference_session(
-                    session, frame_idx=key, obj_ids=oid, input_masks=mask.astype(np.float32)
+                    session,
+                    frame_idx=key,
+                    obj_ids=[oid for oid, _ in new],
+                    input_masks=[mask.astype(np.float32) for _, mask in new],
                 )
             if not tracks:
                 continue
