@@ -127,7 +127,9 @@ def test_sam2_segmenter_and_perception_dt_on_tiny_models(tmp_path):
     from builders.rvtbench.parts import load_part
     from builders.rvtbench.perception import perception_dt
 
-    seg = load_part("segmenter", "sam2", model=str(_tiny_sam2(tmp_path / "sam2")), grid=2, min_area=0.0)
+    seg = load_part(
+        "segmenter", "sam2", model=str(_tiny_sam2(tmp_path / "sam2")), grid=2, min_area=0.0, max_instances=4
+    )
     depth = load_part("depth", "depth_anything", model=str(_tiny_depth_anything(tmp_path / "da")))
     frames = _frames()
     tracks, scores = seg.segment(frames, keyframe_interval=2)
