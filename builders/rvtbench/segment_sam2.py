@@ -62,7 +62,9 @@ class Sam2Segmenter:
         )
         with torch.no_grad():
             out = self.model(inference_session=session, frame_idx=0)
-        masks = self.processor.post_process_masks([out.pred_masks], original_sizes=[[h, w]], binarize=True)[0]
+        masks = self.processor.post_process_masks(
+            [out.pred_masks.cpu()], original_sizes=[[h, w]], binarize=True
+        )[0]
         scores = (
             torch.sigmoid(out.object_score_logits).flatten().tolist()
             if getattr(out, "object_score_logits", None) is not None
@@ -109,7 +111,7 @@ class Sam2Segmenter:
                     if out.frame_idx >= end:
                         break
                     masks = self.processor.post_process_masks(
-                        [out.pred_masks], original_sizes=[[h, w]], binarize=True
+                        [out.pred_masks.cpu()], original_sizes=[[h, w]], binarize=True
                     )[0]
                     for k, oid in enumerate(session.obj_ids):
                         tracks[oid][out.frame_idx] = masks[k, 0].numpy().astype(bool)
