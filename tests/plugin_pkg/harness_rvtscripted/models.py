@@ -52,6 +52,7 @@ class ShiftedBoxesModel(Model):
         return [_mask_boxes(m) for m in structured["masks"]]
 
     def generate(self, requests):
+        """One JSON reply per request (text tasks: the oracle text)."""
         out = []
         for r in requests:
             hint = r.hints["oracle_answer"]
@@ -104,6 +105,7 @@ class ScriptedLLM(Model):
         )
 
     def generate(self, requests):
+        """One scripted reply per request; every call is kept in `calls`."""
         out = []
         for r in requests:
             prompt = r.prompt_text()
@@ -124,6 +126,7 @@ class ScriptedVLM(Model):
         self.seen: list[list[np.ndarray]] = []  # the images of every request
 
     def generate(self, requests):
+        """One description per request, by what the prompt asks for."""
         out = []
         for r in requests:
             images = [p for m in r.messages for p in m.content if isinstance(p, ImagePart)]

@@ -16,6 +16,7 @@ class HueSegmenter:
         self.min_pixels = min_pixels
 
     def segment(self, frames: np.ndarray, keyframe_interval: int):
+        """{instance id: (T, H, W) bool}, {instance id: 1.0}: the segmenter part's contract."""
         hsv = np.stack([cv2.cvtColor(f, cv2.COLOR_RGB2HSV) for f in frames])
         saturated = (hsv[..., 1] > 80) & (hsv[..., 2] > 40)
         bins = hsv[..., 0].astype(int) * 12 // 180
@@ -39,6 +40,7 @@ class RowDepth:
         pass
 
     def depth(self, frames: np.ndarray) -> np.ndarray:
+        """(T, H, W) distance: H - row."""
         t, h, w = frames.shape[:3]
         rows = (h - np.arange(h, dtype=np.float32))[:, None]
         return np.broadcast_to(rows, (t, h, w)).copy()
@@ -54,6 +56,7 @@ class FillBoxes:
         pass
 
     def masks(self, images: np.ndarray, boxes):
+        """(T, H, W) bool: each frame's boxes filled."""
         t, h, w = images.shape[:3]
         out = np.zeros((t, h, w), dtype=bool)
         for k, per in enumerate(boxes):
