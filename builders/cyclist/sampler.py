@@ -33,6 +33,11 @@ class SampledObject:
     start: np.ndarray = field(default_factory=lambda: np.zeros(2))
     traj: np.ndarray = field(default_factory=lambda: np.zeros((1, 2)))
 
+    @property
+    def moves(self) -> bool:
+        """Whether its ground position changes over time (a linear or orbit cycle)."""
+        return "linear" in self.cycles or "orbit" in self.cycles
+
 
 @dataclass
 class SampleStats:
@@ -64,6 +69,8 @@ class SceneSampler:
         self.hi = np.array([settings.max_x, settings.max_y]) - settings.boundary_margin
         self.factors = settings.factor_range()
         self.stats = SampleStats()
+        # first positions, all trajectories and movers' trajectories of the objects placed so far
+        self._placed_arrays: tuple = (None, None, None)
 
     # -- sampling of properties -------------------------------------------------------------------
     def _point(self) -> np.ndarray:
@@ -130,20 +137,28 @@ class SceneSampler:
             moving = "switch"
         traj = self._trajectory(obj, placed)
         first = traj[0]
-        if np.any(first < self.lo) or np.any(first > self.hi):
+        if (first < self.lo).any() or (first > self.hi).any():
             return "orbit" if moving == "orbit" else "position"
         if placed:
-            others = np.stack([p.traj for p in placed])  # (k, T, 2)
-            if np.any(((others[:, 0] - first) ** 2).sum(-1) < d2):
+            firsts, every, movers = self._placed_arrays
+            if (((firsts - first) ** 2).sum(-1) < d2).any():
                 return "orbit" if moving == "orbit" else "position"
-            if np.any(((others - traj) ** 2).sum(-1) < d2):
+            # Two static objects keep their first-frame distance: only pairs with a mover need every frame.
+            others = every if obj.moves else movers
+            if others is not None and (((others - traj) ** 2).sum(-1) < d2).any():
                 return moving
-        if np.any(traj < self.lo) or np.any(traj > self.hi):
+        if obj.moves and ((traj < self.lo).any() or (traj > self.hi).any()):
             return moving
         obj.traj = np.ascontiguousarray(traj)
         return None
 
     def _place(self, cycle_types: tuple[str, ...], placed: list[SampledObject]) -> SampledObject | None:
+        movers = [p.traj for p in placed if p.moves]
+        self._placed_arrays = (  # fixed while this object is placed: built once, not per try
+            np.array([p.traj[0] for p in placed]) if placed else None,
+            np.stack([p.traj for p in placed]) if placed else None,
+            np.stack(movers) if movers else None,
+        )
         for obj_try in range(self.s.max_object_tries):
             if obj_try:
                 self.stats.object_regenerations += 1
