@@ -1,6 +1,6 @@
 """Run every bench/bench_*.py and write bench/RESULTS.md (`make bench`, or `python -m bench [--fast] [NAME...]`).
 
-Each script exposes `run(fast) -> list[dict]` with figure, ours, baseline, ratio, unit and target; ratios
+Each script runs in its own interpreter and exposes `run(fast) -> list[dict]` with figure, ours, baseline, ratio, unit and target; ratios
 above 1 mean the harness beats its baseline (or meets its bar). Absolute numbers are for context only.
 """
 
@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import importlib
+import json
 import platform
+import subprocess
 import sys
 import traceback
 from pathlib import Path
@@ -22,12 +23,24 @@ def scripts() -> list[str]:
     return sorted(p.stem for p in HERE.glob("bench_*.py"))
 
 
+def _run_isolated(name: str, fast: bool) -> list[dict]:
+    """One script in a fresh interpreter, so no script's threads, imports or caches slow another's figures."""
+    code = (
+        "import json, sys, importlib; "
+        f"rows = importlib.import_module('bench.{name}').run(fast={fast!r}); "
+        "sys.stdout.write('\\n@@BENCH@@' + json.dumps(rows, default=float))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=HERE.parent, capture_output=True, text=True)
+    if out.returncode != 0 or "@@BENCH@@" not in out.stdout:
+        raise RuntimeError(f"exit {out.returncode}: {out.stderr.strip()[-2000:]}")
+    return json.loads(out.stdout.rsplit("@@BENCH@@", 1)[1])
+
+
 def run_all(names: list[str], fast: bool) -> tuple[list[tuple[str, dict]], list[tuple[str, str]]]:
     rows, failures = [], []
     for name in names:
         try:
-            module = importlib.import_module(f"bench.{name}")
-            for row in module.run(fast=fast):
+            for row in _run_isolated(name, fast):
                 rows.append((name, row))
         except Exception as exc:  # one broken script must not hide the others' figures
             failures.append((name, f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=3)}"))

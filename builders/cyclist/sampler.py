@@ -71,6 +71,7 @@ class SceneSampler:
         self.stats = SampleStats()
         # first positions, all trajectories and movers' trajectories of the objects placed so far
         self._placed_arrays: tuple = (None, None, None)
+        self._phases: dict[int, np.ndarray] = {}
 
     # -- sampling of properties -------------------------------------------------------------------
     def _point(self) -> np.ndarray:
@@ -115,6 +116,13 @@ class SceneSampler:
         orbit["initial_angle"] = float(self.rng.uniform(0.0, 2.0 * np.pi))
 
     # -- trajectories and checks ------------------------------------------------------------------
+    def _phase(self, period: int) -> np.ndarray:
+        """2 pi (t mod period) / period for every frame, memoised per period (orbits are retried often)."""
+        phase = self._phases.get(period)
+        if phase is None:
+            phase = self._phases[period] = 2.0 * np.pi * (self.t % period) / period
+        return phase
+
     def _trajectory(self, obj: SampledObject, placed: list[SampledObject]) -> np.ndarray:
         if "linear" in obj.cycles:
             c = obj.cycles["linear"]
@@ -122,9 +130,13 @@ class SceneSampler:
             return obj.start + w[:, None] * (c["switch"] - obj.start)
         if "orbit" in obj.cycles:
             c = obj.cycles["orbit"]
-            ang = c["initial_angle"] + c["direction"] * 2.0 * np.pi * (self.t % c["period"]) / c["period"]
-            offset = c["radius"] * np.stack([np.cos(ang), np.sin(ang)], 1)
-            return placed[c["center"]].traj + offset
+            ang = c["initial_angle"] + c["direction"] * self._phase(c["period"])
+            out = np.empty((self.T, 2))
+            np.cos(ang, out=out[:, 0])
+            np.sin(ang, out=out[:, 1])
+            out *= c["radius"]
+            out += placed[c["center"]].traj
+            return out
         return np.broadcast_to(obj.start, (self.T, 2))
 
     def _violation(self, obj: SampledObject, placed: list[SampledObject]) -> str | None:
