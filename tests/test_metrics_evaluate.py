@@ -167,3 +167,38 @@ def test_bootstrap_ci_module_equals_the_function_clustered_and_not(load):
 def test_bootstrap_ci_module_rejects_nan_values(load):
     with pytest.raises(ValueError, match="NaN"):
         load("bootstrap_ci").compute(predictions=[1.0, float("nan")], references=["v0", "v1"])
+
+
+MASK = np.zeros((8, 8), np.uint8)
+MASK[2:5, 2:6] = 1
+
+
+@pytest.mark.parametrize(
+    "name, predictions, references, key, value",
+    [
+        ("jaccard", "rle", "rle", "jaccard", 1.0),
+        ("boundary_f", "rle", "rle", "boundary_f", 1.0),
+        ("ciou", "rle", "rle", "ciou", 1.0),
+        ("giou", "rle", "rle", "giou", 1.0),
+        ("j_and_f", "rles", "rles", "J&F", 1.0),
+        ("rouge_l", ["a red cube"], [["a red cube"]], "rouge_l", 1.0),
+        (
+            "cider_d",
+            ["a red cube moves left", "two spheres spin in place"],
+            [["a red cube moves left"], ["two spheres spin in place"]],
+            "cider_d",
+            10.0,
+        ),  # 4+ words: all n-grams
+    ],
+)
+def test_every_mask_and_caption_module_loads_and_scores_a_perfect_match(
+    load, name, predictions, references, key, value
+):
+    rle = encode_rle(MASK[None].astype(bool))[0]
+    shapes = {"rle": [rle], "rles": [[rle, rle]]}
+
+    def rows(x):
+        return shapes[x] if isinstance(x, str) else x
+
+    out = load(name).compute(predictions=rows(predictions), references=rows(references))
+    assert out[key] == pytest.approx(value)

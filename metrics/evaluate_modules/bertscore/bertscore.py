@@ -3,27 +3,19 @@
 BERTScore via bert-score with a local model (model_path, num_layers).
 """
 
-import datasets
 import evaluate
 
 from metrics.bertscore import bertscore
+from metrics.evaluate_modules.info import captions, metric_info
+
+DESCRIPTION = "BERTScore via bert-score with a local model (model_path, num_layers)."
 
 
 class BertScore(evaluate.Metric):
     """BERTScore via bert-score with a local model (model_path, num_layers)."""
 
     def _info(self):
-        return evaluate.MetricInfo(
-            description="BERTScore via bert-score with a local model (model_path, num_layers).",
-            citation="",
-            inputs_description="See docs/metrics.md in the video-harness repository.",
-            features=datasets.Features(
-                {
-                    "predictions": datasets.Value("string"),
-                    "references": datasets.Sequence(datasets.Value("string")),
-                }
-            ),
-        )
+        return metric_info(DESCRIPTION, *captions())
 
     def _compute(self, predictions, references, model_path=None, num_layers=None, batch_size=64, device=None):
         return bertscore(

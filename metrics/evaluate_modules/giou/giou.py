@@ -3,33 +3,19 @@
 Mean per-query IoU (LISA gIoU); one example = one query mask as COCO RLE.
 """
 
-import datasets
 import evaluate
 
+from metrics.evaluate_modules.info import metric_info, rle
 from metrics.grounding import giou
+
+DESCRIPTION = "Mean per-query IoU (LISA gIoU); one example = one query mask as COCO RLE."
 
 
 class GIoU(evaluate.Metric):
     """Mean per-query IoU (LISA gIoU); one example = one query mask as COCO RLE."""
 
     def _info(self):
-        return evaluate.MetricInfo(
-            description="Mean per-query IoU (LISA gIoU); one example = one query mask as COCO RLE.",
-            citation="",
-            inputs_description="See docs/metrics.md in the video-harness repository.",
-            features=datasets.Features(
-                {
-                    "predictions": {
-                        "size": datasets.Sequence(datasets.Value("int64")),
-                        "counts": datasets.Value("string"),
-                    },
-                    "references": {
-                        "size": datasets.Sequence(datasets.Value("int64")),
-                        "counts": datasets.Value("string"),
-                    },
-                }
-            ),
-        )
+        return metric_info(DESCRIPTION, rle(), rle())
 
     def _compute(self, predictions, references):
         return {"giou": giou(list(predictions), list(references))}

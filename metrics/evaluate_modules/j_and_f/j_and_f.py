@@ -3,10 +3,12 @@
 DAVIS J&F; one example = one object track (a list of per-frame COCO RLE masks); returns the mean of each statistic over objects.
 """
 
-import datasets
 import evaluate
 
 from metrics.davis import j_and_f
+from metrics.evaluate_modules.info import metric_info, rle
+
+DESCRIPTION = "DAVIS J&F; one example = one object track (a list of per-frame COCO RLE masks); returns the mean of each statistic over objects."
 
 
 def _rles(frames):
@@ -20,27 +22,7 @@ class JAndF(evaluate.Metric):
     """DAVIS J&F; one example = one object track (a list of per-frame COCO RLE masks); returns the mean of each statistic over objects."""
 
     def _info(self):
-        return evaluate.MetricInfo(
-            description="DAVIS J&F; one example = one object track (a list of per-frame COCO RLE masks); returns the mean of each statistic over objects.",
-            citation="",
-            inputs_description="See docs/metrics.md in the video-harness repository.",
-            features=datasets.Features(
-                {
-                    "predictions": [
-                        {
-                            "size": datasets.Sequence(datasets.Value("int64")),
-                            "counts": datasets.Value("string"),
-                        }
-                    ],
-                    "references": [
-                        {
-                            "size": datasets.Sequence(datasets.Value("int64")),
-                            "counts": datasets.Value("string"),
-                        }
-                    ],
-                }
-            ),
-        )
+        return metric_info(DESCRIPTION, [rle()], [rle()])
 
     def _compute(self, predictions, references):
         rows = [j_and_f(_rles(p), _rles(r)) for p, r in zip(predictions, references, strict=False)]

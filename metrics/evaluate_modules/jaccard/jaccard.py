@@ -3,33 +3,21 @@
 DAVIS region similarity J; one example = one frame mask as COCO RLE; returns the mean J over examples.
 """
 
-import datasets
 import evaluate
 
 from metrics.davis import jaccard
+from metrics.evaluate_modules.info import metric_info, rle
+
+DESCRIPTION = (
+    "DAVIS region similarity J; one example = one frame mask as COCO RLE; returns the mean J over examples."
+)
 
 
 class Jaccard(evaluate.Metric):
     """DAVIS region similarity J; one example = one frame mask as COCO RLE; returns the mean J over examples."""
 
     def _info(self):
-        return evaluate.MetricInfo(
-            description="DAVIS region similarity J; one example = one frame mask as COCO RLE; returns the mean J over examples.",
-            citation="",
-            inputs_description="See docs/metrics.md in the video-harness repository.",
-            features=datasets.Features(
-                {
-                    "predictions": {
-                        "size": datasets.Sequence(datasets.Value("int64")),
-                        "counts": datasets.Value("string"),
-                    },
-                    "references": {
-                        "size": datasets.Sequence(datasets.Value("int64")),
-                        "counts": datasets.Value("string"),
-                    },
-                }
-            ),
-        )
+        return metric_info(DESCRIPTION, rle(), rle())
 
     def _compute(self, predictions, references):
         return {"jaccard": float(jaccard(list(predictions), list(references)).mean())}
