@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from dataclasses import dataclass, field
@@ -9,6 +10,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from harness import __version__, distributed
+from harness.adapt import per_clip_budget
 from harness.aggregate import aggregate_group, aggregate_task
 from harness.config.schema import GroupConfig, parse_task_config
 from harness.errors import ConfigError
@@ -142,8 +144,6 @@ def assemble_results(cfg, model, model_name, tasks, groups, per_task, judge, wor
         recs = per_task[t.name]
         if recs and recs[0]["media"]:
             n_videos = len(recs[0]["media"])
-        from harness.adapt import per_clip_budget
-
         eff = spec.capped(per_clip_budget(model.capabilities, n_videos))
         task_cfgs[t.name] = {
             "version": t.config.version,
@@ -241,8 +241,6 @@ def rescore(
         if m and original is None:
             candidate = path.parent / f"results_{m.group(1)}.json"
             if candidate.exists():
-                import json
-
                 original = json.loads(candidate.read_text(encoding="utf-8"))
         for rec in read_samples(path):
             per_task.setdefault(rec["task"], []).append(rec)

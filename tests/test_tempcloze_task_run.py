@@ -9,27 +9,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tempcloze_helpers import build_tempcloze as _build
+from tempcloze_helpers import run_tasks as _run
+from tempcloze_helpers import samples as _samples
 
 from harness.api import Capabilities, Model, Response
 from harness.plugins import load_plugins
 from harness.registry import Entry
-from harness.run_config import RunConfig
-from harness.runner import run
 
 N_VIDEOS = 12
-
-
-def _build(root: Path, count: int, virtual: bool) -> Path:
-    from builders.tempcloze.config import BuildConfig
-    from builders.tempcloze.pipeline import build_dataset
-    from builders.tempcloze.synthetic import make_source_folder
-
-    data = root / "tempcloze"
-    make_source_folder(data / "sources", count=count, seconds=6.0, fps=10.0, seed=1)
-    build_dataset(data / "sources", data, BuildConfig(seed=0, virtual=virtual), progress=False)
-    stems = sorted(p.name for p in (data / "choices").iterdir())
-    (data / "subset_ids.json").write_text(json.dumps(stems))
-    return root
 
 
 @pytest.fixture(scope="module")
@@ -44,27 +32,10 @@ def files_root(tmp_path_factory) -> Path:
     return _build(tmp_path_factory.mktemp("tc_files"), 3, virtual=False)
 
 
-def _run(tmp_path, data, tasks, model, state=None, **kw):
-    cfg = RunConfig(
-        tasks=tasks,
-        model=model,
-        data=data,
-        output_path=tmp_path / "out",
-        log_samples=True,
-        cache_dir=tmp_path / "cache",
-        **kw,
-    )
-    return run(cfg, state)
-
-
 def _with_model(name: str, factory) -> object:
     state = load_plugins()
     state.registry.add(Entry("model", name, factory, plugin="tests"))
     return state
-
-
-def _samples(out, task) -> list[dict]:
-    return [json.loads(x) for x in out.samples_paths[task].read_text().splitlines()]
 
 
 ALL_TASKS = [

@@ -9,14 +9,15 @@ import json
 from pathlib import Path
 
 import pytest
+from tempcloze_helpers import build_tempcloze as _build
+from tempcloze_helpers import run_tasks as _run
+from tempcloze_helpers import samples as _samples
 
 from harness.api import Capabilities, DataError, FrameSpec, Model, Response, VideoRef
 from harness.frames import load_clip
 from harness.frames.synthetic import read_marker, write_marker_video
 from harness.plugins import load_plugins
 from harness.registry import Entry
-from harness.run_config import RunConfig
-from harness.runner import run
 from tasks.tempcloze.loader import load
 from tasks.tempcloze.protocol import public_frame_indices
 from tasks.tempcloze.span import visible_clip
@@ -61,19 +62,6 @@ def test_visible_frames_match_hand_checked_indices(markers):
         visible_clip(before, "GT", 4, SPEC, markers, "test")
 
 
-def _build(root: Path, count: int, virtual: bool) -> Path:
-    from builders.tempcloze.config import BuildConfig
-    from builders.tempcloze.pipeline import build_dataset
-    from builders.tempcloze.synthetic import make_source_folder
-
-    data = root / "tempcloze"
-    make_source_folder(data / "sources", count=count, seconds=6.0, fps=10.0, seed=1)
-    build_dataset(data / "sources", data, BuildConfig(seed=0, virtual=virtual), progress=False)
-    stems = sorted(p.name for p in (data / "choices").iterdir())
-    (data / "subset_ids.json").write_text(json.dumps(stems))
-    return root
-
-
 @pytest.fixture(scope="module")
 def virtual_root(tmp_path_factory) -> Path:
     return _build(tmp_path_factory.mktemp("span_virtual"), N_VIDEOS, virtual=True)
@@ -82,23 +70,6 @@ def virtual_root(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def files_root(tmp_path_factory) -> Path:
     return _build(tmp_path_factory.mktemp("span_files"), 2, virtual=False)
-
-
-def _run(tmp_path, data, tasks, model, state=None, **kw):
-    cfg = RunConfig(
-        tasks=tasks,
-        model=model,
-        data=data,
-        output_path=tmp_path / "out",
-        log_samples=True,
-        cache_dir=tmp_path / "cache",
-        **kw,
-    )
-    return run(cfg, state)
-
-
-def _samples(out, task) -> list[dict]:
-    return [json.loads(x) for x in out.samples_paths[task].read_text().splitlines()]
 
 
 @pytest.mark.parametrize("which", ["virtual_root", "files_root"])

@@ -1,0 +1,35 @@
+"""Shared by the TempCloze task tests: build a small set with the project's builder, run tasks, read samples."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from harness.run_config import RunConfig
+from harness.runner import run
+
+
+def build_tempcloze(root: Path, count: int, virtual: bool) -> Path:
+    """`count` synthetic videos built into root/tempcloze (all items in the Hard subset); returns root."""
+    from builders.tempcloze.config import BuildConfig
+    from builders.tempcloze.pipeline import build_dataset
+    from builders.tempcloze.synthetic import make_source_folder
+
+    data = root / "tempcloze"
+    make_source_folder(data / "sources", count=count, seconds=6.0, fps=10.0, seed=1)
+    build_dataset(data / "sources", data, BuildConfig(seed=0, virtual=virtual), progress=False)
+    stems = sorted(p.name for p in (data / "choices").iterdir())
+    (data / "subset_ids.json").write_text(json.dumps(stems))
+    return root
+
+
+def run_tasks(tmp_path: Path, data: Path, tasks: list[str], model: str, state=None, **kw):
+    """Evaluate `model` on `tasks` with samples logged under tmp_path."""
+    cfg = RunConfig(tasks=tasks, model=model, data=data, output_path=tmp_path / "out", log_samples=True,
+                    cache_dir=tmp_path / "cache", **kw)  # fmt: skip
+    return run(cfg, state)
+
+
+def samples(out, task: str) -> list[dict]:
+    """The samples file of `task` from a run's outcome."""
+    return [json.loads(x) for x in out.samples_paths[task].read_text().splitlines()]
