@@ -21,7 +21,7 @@ from harness.requests import (
     TextPart,
     VideoPart,
 )
-from harness.task import MediaPathError, Parsed, Task, safe_media_path
+from harness.task import DroppedRow, MediaPathError, Parsed, Task, safe_media_path
 
 
 def registry(include_paths: tuple = ()):
@@ -38,6 +38,7 @@ __all__ = [
     "ConfigError",
     "DataError",
     "DemoDataset",
+    "DroppedRow",
     "FrameSpec",
     "GroupConfig",
     "HarnessError",

@@ -62,9 +62,14 @@ def decoder_tag(spec: FrameSpec) -> str:
     return versions.get(spec.decoder, spec.decoder)
 
 
-def _error(kind: str, exc: BaseException | str) -> dict:
+def _error(kind: str, exc: BaseException | str, reason: Optional[str] = None) -> dict:
+    """A per-sample error record: `kind` (media, request, generation, parse, ...), a short machine
+    `reason` (MediaError's tag, else the exception type), and the human `message`."""
     msg = exc if isinstance(exc, str) else f"{type(exc).__name__}: {exc}"
-    return {"kind": kind, "message": str(msg)}
+    if reason is None:
+        reason = getattr(exc, "reason", None) if not isinstance(exc, str) else None
+        reason = reason or (type(exc).__name__ if not isinstance(exc, str) else "other")
+    return {"kind": kind, "reason": str(reason), "message": str(msg)}
 
 
 class Evaluator:

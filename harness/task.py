@@ -44,6 +44,20 @@ class Parsed:
         return out
 
 
+@dataclass
+class DroppedRow:
+    """What a loader yields in place of a row it cannot use: counted in the results with its reason.
+
+    `reason` is a short tag (e.g. `bad_split`, `missing_field`), `detail` names the row and the problem.
+    """
+
+    reason: str
+    detail: str = ""
+
+    def to_json(self) -> dict[str, str]:
+        return {"reason": self.reason, "detail": self.detail}
+
+
 class MediaPathError(ValueError):
     """A doc's media path escapes the dataset folder or is not a relative path."""
 
@@ -85,6 +99,8 @@ class Task:
         self.base_dir = Path(base_dir)
         self.plugin, self.plugin_version = plugin, plugin_version
         self.data_root: Optional[Path] = None
+        #: rows the last `load_docs` call could not use, each {"reason", "detail"} (see DroppedRow)
+        self.dropped: list[dict[str, str]] = []
         self._hooks: dict[str, Optional[Callable]] = {}
 
     # -- hooks -------------------------------------------------------------------------------------
@@ -134,7 +150,11 @@ class Task:
             )
         seen: set[str] = set()
         out = []
+        self.dropped = []
         for i, doc in enumerate(docs):
+            if isinstance(doc, DroppedRow):
+                self.dropped.append(doc.to_json())
+                continue
             if not isinstance(doc, dict):
                 raise DataError(f"task '{self.name}': row {i} of split '{split}' is not a mapping")
             doc_id = str(doc.get(self.config.doc_id, doc.get("doc_id", i)))
