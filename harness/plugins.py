@@ -1,4 +1,11 @@
-"""Plugin discovery: entry points of the group "harness", `--include_path` folders, and HARNESS_PLUGINS.
+"""Plugin discovery: built-in plugins from the source tree, entry points of the group "harness",
+`--include_path` folders, and HARNESS_PLUGINS.
+
+Built-in plugins (`plugin.py` and `*_plugin.py` modules under tasks/, models/, metrics/ and builders/ next to
+the `harness` package) are found by scanning the source tree, so a checkout that was changed but not
+reinstalled still sees exactly its own plugins. Each keeps its entry-point name from setup.cfg when an entry
+point names it (no double registration); an entry point of this project naming a module that no longer
+exists in the tree (a stale install) is skipped. Third-party plugins keep loading through entry points.
 
 Each plugin's hooks are called one plugin at a time, so what a plugin registered is attributed to it and a
 plugin that fails (at import, or inside a hook) is reported by name while the others still load.
@@ -25,6 +32,8 @@ from harness.registry import Entry, Registry
 log = logging.getLogger("harness.plugins")
 
 ENTRY_POINT_GROUP = "harness"
+PROJECT_DIST = "video-harness"
+SOURCE_PACKAGES = ("tasks", "models", "metrics", "builders")
 ENV_VAR = "HARNESS_PLUGINS"
 HOOKS = {
     "register_tasks": "task",
@@ -77,6 +86,29 @@ def _entry_points() -> list[metadata.EntryPoint]:
     return out
 
 
+def source_tree_plugins(root: Optional[Path] = None) -> list[str]:
+    """Module names of the built-in plugins found in the source tree (sorted)."""
+    root = Path(root) if root is not None else Path(__file__).resolve().parent.parent
+    found = []
+    for pkg in SOURCE_PACKAGES:
+        base = root / pkg
+        if not (base / "__init__.py").exists():
+            continue
+        for f in sorted(base.rglob("*plugin.py")):
+            if f.name != "plugin.py" and not f.name.endswith("_plugin.py"):
+                continue
+            rel = f.relative_to(root).with_suffix("")
+            if all((root / Path(*rel.parts[:i]) / "__init__.py").exists() for i in range(1, len(rel.parts))):
+                found.append(".".join(rel.parts))
+    return sorted(found)
+
+
+def _is_project_entry_point(ep: metadata.EntryPoint) -> bool:
+    dist = getattr(ep, "dist", None)
+    name = (dist.metadata["Name"] or "") if dist is not None else ""
+    return name.replace("_", "-").lower() == PROJECT_DIST
+
+
 def _version_of(ep: metadata.EntryPoint) -> str:
     dist = getattr(ep, "dist", None)
     return dist.version if dist is not None else "unknown"
@@ -120,7 +152,10 @@ def load_plugins(
     env: Optional[dict] = None,
     use_entry_points: bool = True,
 ) -> PluginState:
-    """Load every plugin and return the filled registry with per-plugin reports."""
+    """Load every plugin and return the filled registry with per-plugin reports.
+
+    `use_entry_points=False` loads neither the built-in nor the installed plugins (only `modules` and
+    `include_paths`), for a registry with nothing but what the caller names."""
     registry = Registry()
     pm = pluggy.PluginManager("harness")
     pm.add_hookspecs(hookspecs)
@@ -134,13 +169,32 @@ def load_plugins(
             module = loader()
             info.module = getattr(module, "__name__", str(module))
             pm.register(module, name=name)
+            log.debug("plugin '%s' %s loaded from %s", name, version, source)
         except Exception as exc:  # reported by name; the others still load
             info.errors.append(f"failed to load: {type(exc).__name__}: {exc}")
             log.warning("plugin '%s' failed to load: %s: %s", name, type(exc).__name__, exc)
 
     if use_entry_points:
-        for ep in _entry_points():
-            if allowed is not None and ep.name not in allowed:
+        builtin = source_tree_plugins()
+        eps = _entry_points()
+        names = {ep.module: ep.name for ep in eps if ep.module in builtin}
+        from harness import __version__
+
+        for module_name in builtin:
+            name = names.get(module_name, module_name)
+            if allowed is not None and name not in allowed:
+                continue
+            add_module(
+                name,
+                __version__,
+                f"source tree {module_name}",
+                lambda m=module_name: importlib.import_module(m),
+            )
+        for ep in eps:
+            if ep.module in builtin or (allowed is not None and ep.name not in allowed):
+                continue
+            if _is_project_entry_point(ep):
+                log.debug("entry point '%s' (%s) is not in the source tree: stale install, skipped", ep.name, ep.value)
                 continue
             add_module(ep.name, _version_of(ep), f"entry point {ep.value}", ep.load)
     for mod in modules:

@@ -10,7 +10,7 @@ import logging
 import sys
 from typing import Optional
 
-from harness.errors import EXIT_INTERRUPTED, HarnessError
+from harness.errors import EXIT_INTERRUPTED, ConfigError, HarnessError
 
 SUBCOMMANDS = {
     "run": "harness.cli.run_cmd",
@@ -24,7 +24,9 @@ SUBCOMMANDS = {
     "judge-calibrate": "harness.cli.judge_cmd",
 }
 
-USAGE = """usage: python -m harness --tasks A,B --model NAME [flags]   (see --help)
+VERBOSITY_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+
+USAGE = """usage: python -m harness [--verbosity LEVEL] --tasks A,B --model NAME [flags]   (see --help)
        python -m harness ls tasks|models|metrics|builders|judges|plugins
        python -m harness build NAME [builder flags]
        python -m harness diagnose NAME DIR
@@ -34,10 +36,52 @@ USAGE = """usage: python -m harness --tasks A,B --model NAME [flags]   (see --he
        python -m harness leaderboard RESULTS... --out FILE
        python -m harness judge-calibrate --judge NAME --task TASK"""
 
+SUBCOMMAND_HELP = """subcommands (each takes --help):
+  run              evaluate a model on tasks (the default when the first word is a flag)
+  ls               list tasks, models, metrics, builders, judges or plugins
+  build            build a benchmark dataset from a seed (cyclist, tempcloze, rvtbench)
+  diagnose         check a built dataset folder
+  demo             build a tiny demo dataset and run it end to end
+  report           tables and plots from results files
+  compare          compare two results files (fails on regressions beyond noise)
+  leaderboard      one table from many results files
+  judge-calibrate  a judge's agreement with a task's calibration sets
+
+--verbosity DEBUG|INFO|WARNING|ERROR (any position, default WARNING) sets the log level."""
+
+
+def pop_verbosity(argv: list[str]) -> tuple[str, list[str]]:
+    """Take `--verbosity LEVEL` (or `--verbosity=LEVEL`) out of argv; the level is upper-cased and checked."""
+    level, rest, i = "WARNING", [], 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--verbosity" or arg.startswith("--verbosity="):
+            if "=" in arg:
+                value = arg.split("=", 1)[1]
+            elif i + 1 < len(argv):
+                value, i = argv[i + 1], i + 1
+            else:
+                value = ""
+            level = value.upper()
+            if level not in VERBOSITY_LEVELS:
+                raise ConfigError(
+                    f"--verbosity: '{value}' is not one of {', '.join(VERBOSITY_LEVELS)}"
+                )
+        else:
+            rest.append(arg)
+        i += 1
+    return level, rest
+
 
 def main(argv: Optional[list[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        level, argv = pop_verbosity(argv)
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", force=True)
+    logging.getLogger("harness").setLevel(level)
     if not argv:
         print(USAGE)
         return 0

@@ -11,8 +11,13 @@ from harness.run_config import RunConfig, parse_frames, parse_kv
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from harness.cli.main import SUBCOMMAND_HELP, VERBOSITY_LEVELS
+
     p = argparse.ArgumentParser(
-        prog="python -m harness", description="Evaluate a video language model on tasks."
+        prog="python -m harness",
+        description="Evaluate a video language model on tasks.",
+        epilog=SUBCOMMAND_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--tasks", help="comma-separated task or group names (`python -m harness ls tasks`)")
     p.add_argument("--model", help="registered model name (`python -m harness ls models`)")
@@ -51,6 +56,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="recompute metrics from samples files (no model)",
     )
     p.add_argument("--no_progress", action="store_true")
+    p.add_argument(
+        "--verbosity",
+        choices=VERBOSITY_LEVELS,
+        type=str.upper,
+        default="WARNING",
+        help="log level (handled before the subcommand, so it works with every subcommand)",
+    )
     return p
 
 

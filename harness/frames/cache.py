@@ -4,14 +4,13 @@ One file per clip: b"HFC1", a 4-byte little-endian header length, the JSON heade
 timestamps, fps, source size, decoder), zero padding to a 64-byte boundary, then the raw pixels. Files
 are written to a temporary name and renamed (atomic), so readers in other processes see a whole entry
 or none. The cache is size-capped: hits touch the file's mtime and the oldest entries are evicted under
-an fcntl lock. Any OSError while writing (a full disk) disables writing for the rest of the process
+a portable file lock (harness.locking). Any OSError while writing (a full disk) disables writing for the rest of the process
 with one warning; the run goes on without it.
 """
 
 from __future__ import annotations
 
 import errno
-import fcntl
 import hashlib
 import json
 import logging
@@ -25,6 +24,7 @@ import numpy as np
 
 from harness.frames.clip import DecodedClip
 from harness.frames.spec import FrameSpec
+from harness.locking import exclusive_lock
 from harness.media import VideoRef
 
 log = logging.getLogger(__name__)
@@ -135,20 +135,16 @@ class FrameCache:
         """Delete least recently used entries until the total is under the cap; returns bytes freed."""
         self.root.mkdir(parents=True, exist_ok=True)
         freed = 0
-        with open(self.root / ".lock", "a+b") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            try:
-                entries, total = self._scan()
-                if total > self.max_bytes:
-                    entries.sort()
-                    for _mtime, size, path in entries:
-                        if total <= self.max_bytes:
-                            break
-                        if _unlink_quietly(path):
-                            total -= size
-                            freed += size
-            finally:
-                fcntl.flock(lock, fcntl.LOCK_UN)
+        with exclusive_lock(self.root / ".lock"):
+            entries, total = self._scan()
+            if total > self.max_bytes:
+                entries.sort()
+                for _mtime, size, path in entries:
+                    if total <= self.max_bytes:
+                        break
+                    if _unlink_quietly(path):
+                        total -= size
+                        freed += size
         self._estimate = total
         self._last_scan = time.monotonic()
         return freed
