@@ -21,6 +21,7 @@ from harness.requests import (
     TextPart,
     VideoPart,
 )
+from harness.run_config import parse_kv
 from harness.task import DroppedRow, MediaPathError, Parsed, Task, safe_media_path
 
 
@@ -61,5 +62,6 @@ __all__ = [
     "VideoRef",
     "hookimpl",
     "media_identity",
+    "parse_kv",
     "safe_media_path",
 ]

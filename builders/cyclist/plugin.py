@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from harness.builder import Builder, DemoDataset
+from harness.api import Builder, DemoDataset
 from harness.hookspecs import hookimpl
 
 from .settings import SPLIT_SIZES, SPLITS, TIERS, Composition, SceneSettings, parse_cycles

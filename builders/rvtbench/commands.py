@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from harness.builder import Builder, DemoDataset
+from harness.api import Builder, DemoDataset
 
 TASKS = ["rvtbench_seg", "rvtbench_grounding", "rvtbench_vqa", "rvtbench_summary"]
 VIDEO_SUFFIXES = (".mp4", ".avi", ".mov", ".mkv", ".webm")

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from harness.requests import ImagePart, Message, Request, TextPart
+from harness.api import ImagePart, Message, Request, TextPart
 
 from .features import dominant_hue_name
 

@@ -11,7 +11,7 @@ import json
 import re
 from typing import Any
 
-from harness.requests import Message, Request, TextPart
+from harness.api import Message, Request, TextPart
 
 GENERATION = {
     "max_new_tokens": 512,

@@ -13,9 +13,8 @@ import numpy as np
 
 from builders.tempcloze.intervals import ClipPlan
 from builders.tempcloze.layout import ALL_CLIPS, clip_file
-from harness.frames.spec import FrameSpec
-from harness.frames.writer import write_video
-from harness.media import Segment, VideoRef
+from harness.api import FrameSpec, Segment, VideoRef
+from harness.frames import write_video
 
 CHUNK_FRAMES = 96
 

@@ -10,8 +10,7 @@ import time
 from pathlib import Path
 
 from builders.tempcloze.config import BuildConfig, add_build_arguments, config_from_args
-from harness.api import ConfigError
-from harness.builder import Builder, DemoDataset
+from harness.api import Builder, ConfigError, DemoDataset
 
 
 class TempClozeBuilder(Builder):

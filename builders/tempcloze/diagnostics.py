@@ -28,8 +28,7 @@ from builders.tempcloze.layout import (
     clip_file,
 )
 from builders.tempcloze.virtual import virtual_refs
-from harness.frames.spec import FrameSpec
-from harness.media import Segment, VideoRef
+from harness.api import FrameSpec, Segment, VideoRef
 
 FeatureFn = Callable[[np.ndarray], np.ndarray]
 

@@ -24,9 +24,7 @@ from builders.tempcloze.layout import CHOICES_DIR, CLIPS_FILE, MANIFEST_FILE, MI
 from builders.tempcloze.mixed import select_mixed
 from builders.tempcloze.suitability import ask_suitability
 from builders.tempcloze.virtual import item_document, source_reference, write_item_document
-from harness.frames.spec import FrameSpec
-from harness.media import Segment, VideoRef, media_identity
-from harness.model import Model
+from harness.api import FrameSpec, Model, Segment, VideoRef, media_identity
 
 FILTER_STAGES = ("readable", "duration", "sharpness", "suitability", "motion")
 

@@ -14,10 +14,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from harness.frames.spec import FrameSpec
-from harness.media import VideoRef
-from harness.model import Model
-from harness.requests import Message, Request, TextPart, VideoPart
+from harness.api import FrameSpec, Message, Model, Request, TextPart, VideoPart, VideoRef
 
 SUITABILITY_PROMPT = (
     "This video will be used for a temporal cloze test: its middle part is removed and a viewer must pick "
@@ -67,8 +64,7 @@ def load_suitability_model(name: str, model_args: str | dict | None = None) -> M
     """The `--suitability-model` model: a registered model name (any installed plugin's, e.g. one of
     `python -m harness ls models`) or a 'package.module:Class' reference; `model_args` is a dict or the
     `--suitability-model-args` text (`k=v,k2=v2` or a JSON object, parsed as the CLI's --model_args)."""
-    from harness.api import ConfigError, UnknownNameError, registry
-    from harness.run_config import parse_kv
+    from harness.api import ConfigError, UnknownNameError, parse_kv, registry
 
     args = (
         dict(model_args) if isinstance(model_args, dict) else parse_kv(model_args, "--suitability-model-args")

@@ -13,7 +13,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from harness.frames.writer import write_video
+from harness.frames import write_video
 
 
 def pattern_frames(

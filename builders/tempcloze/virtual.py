@@ -14,7 +14,7 @@ from typing import Any, Union
 
 from builders.tempcloze.intervals import ClipPlan, ItemPlan
 from builders.tempcloze.layout import ALL_CLIPS
-from harness.media import Segment, VideoRef
+from harness.api import Segment, VideoRef
 
 CLIPS_FORMAT = "tempcloze-clips"
 CLIPS_VERSION = 1

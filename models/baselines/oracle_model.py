@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from harness.model import Model
-from harness.requests import Capabilities, Request, Response
+from harness.api import Capabilities, Model, Request, Response
 
 
 class OracleModel(Model):

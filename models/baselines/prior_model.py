@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from harness.model import Model
-from harness.requests import Capabilities, Request, Response, TaskInfo
+from harness.api import Capabilities, Model, Request, Response, TaskInfo
 
 
 class PriorModel(Model):

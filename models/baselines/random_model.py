@@ -9,9 +9,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from harness.errors import ConfigError
-from harness.model import Model
-from harness.requests import Capabilities, Request, Response, TaskInfo
+from harness.api import Capabilities, ConfigError, Model, Request, Response, TaskInfo
 
 
 class RandomModel(Model):

@@ -13,8 +13,7 @@ import os
 from collections import OrderedDict
 from typing import Any, ClassVar, Optional
 
-from harness.model import Model
-from harness.requests import Capabilities, Request, Response
+from harness.api import Capabilities, Model, Request, Response
 from models.args import as_bool, as_int, as_str
 from models.hf.conversation import to_conversation
 from models.hf.generation import GenerationPlan, cut_at_stop, plan_generation

@@ -12,7 +12,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from harness.requests import ImagePart, Request, TextPart, VideoPart
+from harness.api import ImagePart, Request, TextPart, VideoPart
 
 
 def sampled_fps(timestamps: list[float], num_frames: int) -> Optional[float]:

@@ -14,8 +14,7 @@ import threading
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any, ClassVar, Optional
 
-from harness.model import Model
-from harness.requests import Capabilities, Request, Response
+from harness.api import Capabilities, Model, Request, Response
 from models.args import as_bool, as_float, as_int, as_str
 from models.openai_api.client import ChatClient, RetryPolicy, ServerError
 from models.openai_api.encoding import FORMATS, to_messages

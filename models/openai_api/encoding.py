@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from harness.requests import ImagePart, Request, TextPart, VideoPart
+from harness.api import ImagePart, Request, TextPart, VideoPart
 
 FORMATS = {"jpeg": "image/jpeg", "png": "image/png"}
 

@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from harness.builder import Builder
+from harness.api import Builder
 from harness.hookspecs import hookimpl
 
 from .templates import FAMILIES

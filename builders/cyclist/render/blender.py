@@ -115,7 +115,7 @@ class BlenderRenderer:
 
     def render(self, scene: dict, video_path: Path, fps: float | None = None) -> dict:
         """Render every frame with Cycles, encode to H.264, and return the (raster-geometry) masks."""
-        from harness.frames.writer import write_video
+        from harness.frames import write_video
 
         bpy = self.bpy
         st = frame_states(scene)

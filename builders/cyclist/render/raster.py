@@ -153,7 +153,7 @@ class RasterRenderer:
 
     def render(self, scene: dict, video_path: Path, fps: float | None = None) -> dict:
         """Write the scene's H.264 video and return its masks record (exact, from the same z-buffer)."""
-        from harness.frames.writer import write_video
+        from harness.frames import write_video
 
         states = frame_states(scene)
         rec = MaskRecorder(len(states.meshes), self.width, self.height, self.name)
