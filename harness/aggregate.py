@@ -6,21 +6,10 @@ import math
 from collections import Counter, defaultdict
 from typing import Any, Optional
 
+from harness.aggregations import aggregate_items
 from harness.task import Task
 
 N_BOOTSTRAP = 1000
-
-
-def _mean(values: list[float], how: str) -> float:
-    if not values:
-        return math.nan
-    if how == "sum":
-        return float(sum(values))
-    if how == "median":
-        s = sorted(values)
-        mid = len(s) // 2
-        return float(s[mid] if len(s) % 2 else (s[mid - 1] + s[mid]) / 2)
-    return float(sum(values) / len(values))
 
 
 def _clean(x: float) -> Optional[float]:
@@ -28,9 +17,10 @@ def _clean(x: float) -> Optional[float]:
 
 
 def metric_values(
-    records: list[dict], name: str, cluster_field: Optional[str]
-) -> tuple[list[float], list[Any]]:
-    """The metric's per-sample values over scored samples, and each sample's cluster (video) id."""
+    records: list[dict], name: str, cluster_field: Optional[str], corpus: bool = False
+) -> tuple[list[Any], list[Any]]:
+    """The metric's per-sample values over scored samples (items as they are for a corpus metric, else
+    floats), and each sample's cluster (video) id."""
     values, clusters = [], []
     for r in records:
         if r.get("error"):
@@ -38,7 +28,7 @@ def metric_values(
         v = (r.get("scores") or {}).get(name)
         if v is None:
             continue
-        values.append(float(v))
+        values.append(v if corpus else float(v))
         doc = r.get("doc") or {}
         clusters.append(str(doc.get(cluster_field, r["doc_id"])) if cluster_field else r["doc_id"])
     return values, clusters
@@ -51,8 +41,6 @@ def _breakdown_label(key) -> tuple[str, list[str]]:
 
 def aggregate_task(task: Task, records: list[dict], seed: int = 0) -> dict[str, Any]:
     """results.json's entry for one task."""
-    from metrics import bootstrap_ci  # the floor: pure functions
-
     cfg = task.config
     errors = Counter(r["error"]["kind"] for r in records if r.get("error"))
     invalid = sum(1 for r in records if not r.get("error") and not (r.get("parsed") or {}).get("valid", True))
@@ -68,12 +56,9 @@ def aggregate_task(task: Task, records: list[dict], seed: int = 0) -> dict[str, 
         "breakdowns": {},
     }
     for m in cfg.metrics:
-        values, clusters = metric_values(records, m.name, cfg.cluster_field)
-        value = _mean(values, m.aggregation)
-        if m.aggregation == "mean" and len(values) > 1:
-            lo, hi = bootstrap_ci(values, clusters=clusters, n_resamples=N_BOOTSTRAP, seed=seed)
-        else:
-            lo = hi = math.nan
+        agg = task.aggregator(m)
+        values, clusters = metric_values(records, m.name, cfg.cluster_field, agg.corpus)
+        value, lo, hi = aggregate_items(agg, values, clusters, seed, m.bootstrap, N_BOOTSTRAP)
         out["metrics"][m.name] = {
             "value": _clean(value),
             "ci": [_clean(lo), _clean(hi)],
@@ -91,8 +76,9 @@ def aggregate_task(task: Task, records: list[dict], seed: int = 0) -> dict[str, 
             rows = groups[gkey]
             cell: dict[str, Any] = {"n_samples": len(rows)}
             for m in cfg.metrics:
-                values, _ = metric_values(rows, m.name, None)
-                cell[m.name] = {"value": _clean(_mean(values, m.aggregation)), "n": len(values)}
+                agg = task.aggregator(m)
+                values, _ = metric_values(rows, m.name, None, agg.corpus)
+                cell[m.name] = {"value": _clean(agg(values)), "n": len(values)}
             table[gkey] = cell
         out["breakdowns"][label] = table
     hook = task.hook("aggregate")

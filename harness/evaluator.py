@@ -303,7 +303,16 @@ def score_record(task: Task, rec: dict, judge: Any = None) -> None:
         rec["error"] = _error("parse", exc)
         return
     rec["parsed"] = parsed.to_json() if isinstance(parsed, Parsed) else {"answer": parsed, "valid": True}
-    rec["scores"] = {
-        k: (None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v))
-        for k, v in scores.items()
-    }
+    rec["scores"] = {k: _score_value(v) for k, v in scores.items()}
+
+
+def _score_value(v: Any) -> Any:
+    """A number as float (NaN as None); any other item (a corpus metric's pair, a dict) kept as it is."""
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return None
+    if isinstance(v, (bool, int, float)):
+        return float(v)
+    try:  # numpy scalars
+        return float(v) if hasattr(v, "__float__") and not hasattr(v, "__len__") else v
+    except (TypeError, ValueError):
+        return v

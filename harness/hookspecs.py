@@ -39,6 +39,12 @@ def register_judges(register):
 
 
 @hookspec
+def register_aggregations(register):
+    """register(name, func, description=""): a corpus aggregation, func(items: list) -> float over the
+    per-sample items of a metric (lm-eval's contract), named by `aggregation:` in task configs."""
+
+
+@hookspec
 def register_reports(register):
     """register(name, func, description=""): a report section renderer, "module:function" called as
     func(runs: list[dict]) -> list[ReportSection] for the results files given to `harness report`."""

@@ -42,6 +42,7 @@ HOOKS = {
     "register_builders": "builder",
     "register_judges": "judge",
     "register_reports": "report",
+    "register_aggregations": "aggregation",
 }
 
 

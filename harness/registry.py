@@ -13,7 +13,7 @@ from typing import Any
 
 from harness.errors import ConfigError, UnknownNameError
 
-KINDS = ("task", "model", "metric", "builder", "judge", "report")
+KINDS = ("task", "model", "metric", "builder", "judge", "report", "aggregation")
 
 
 @dataclass

@@ -13,7 +13,7 @@ from harness import __version__, distributed
 from harness.adapt import per_clip_budget
 from harness.aggregate import aggregate_group, aggregate_task
 from harness.config.schema import GroupConfig, parse_task_config
-from harness.errors import ConfigError
+from harness.errors import ConfigError, UnknownNameError
 from harness.evaluator import Evaluator, Instance, score_record
 from harness.hooks import load_hook
 from harness.judging import JudgeClient
@@ -52,7 +52,9 @@ def build_task(state: PluginState, name: str) -> Task:
     cfg = parse_task_config(entry.extra["config"], entry.extra["path"])
     if isinstance(cfg, GroupConfig):
         raise ConfigError(f"'{name}' is a group, not a task")
-    return Task(cfg, Path(entry.extra["path"]).parent, entry.plugin, entry.plugin_version)
+    task = Task(cfg, Path(entry.extra["path"]).parent, entry.plugin, entry.plugin_version)
+    task.resolve_aggregations(state.registry)
+    return task
 
 
 def expand_tasks(state: PluginState, names: list[str]) -> tuple[list[str], dict[str, GroupConfig]]:
@@ -87,6 +89,19 @@ def load_model(state: PluginState, name: str, args: dict[str, Any]) -> Model:
         raise ConfigError(f"model '{name}': bad --model_args {args}: {exc}") from exc
 
 
+def load_judge(state: PluginState, name: str, args: dict[str, Any]) -> Model:
+    """The `--judge` model: a registered judge (`register_judges`) first, else any registered model."""
+    kind = "judge" if state.registry.has("judge", name) else "model"
+    if kind == "model" and not state.registry.has("model", name):
+        known = set(state.registry.names("judge")) | set(state.registry.names("model"))
+        raise UnknownNameError("judge", name, known)
+    factory = state.registry.get(kind, name).load()
+    try:
+        return factory(**args)
+    except TypeError as exc:
+        raise ConfigError(f"judge '{name}': bad --judge_args {args}: {exc}") from exc
+
+
 def _apply_limit(docs: list[dict], limit) -> list[dict]:
     if limit is None:
         return docs
@@ -105,7 +120,7 @@ def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
     judge = None
     evaluator = Evaluator(cfg, model, tasks)
     if cfg.judge:
-        judge_model = load_model(state, cfg.judge, cfg.judge_args)
+        judge_model = load_judge(state, cfg.judge, cfg.judge_args)
         judge = JudgeClient(cfg.judge, judge_model, evaluator.responses)
         evaluator.judge = judge
     instances: list[Instance] = []

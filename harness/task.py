@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
-from harness.config.schema import TaskConfig
+from harness.aggregations import Aggregator, resolve_aggregation
+from harness.config.schema import MetricConfig, TaskConfig
 from harness.errors import ConfigError, DataError
 from harness.hooks import load_hook
 from harness.media import VideoRef
@@ -102,6 +103,23 @@ class Task:
         #: rows the last `load_docs` call could not use, each {"reason", "detail"} (see DroppedRow)
         self.dropped: list[dict[str, str]] = []
         self._hooks: dict[str, Optional[Callable]] = {}
+        #: metric name -> its resolved aggregation (see harness.aggregations); filled on first use
+        self.aggregators: dict[str, Aggregator] = {}
+
+    def resolve_aggregations(self, registry: Any = None) -> None:
+        """Resolve every metric's aggregation now (registered aggregations and metrics need `registry`)."""
+        for m in self.config.metrics:
+            self.aggregators[m.name] = resolve_aggregation(
+                m.aggregation, registry, self.base_dir, f"task '{self.name}' metric '{m.name}'"
+            )
+
+    def aggregator(self, metric: MetricConfig) -> Aggregator:
+        """The metric's aggregation (resolved without a registry when `resolve_aggregations` did not run)."""
+        if metric.name not in self.aggregators:
+            self.aggregators[metric.name] = resolve_aggregation(
+                metric.aggregation, None, self.base_dir, f"task '{self.name}' metric '{metric.name}'"
+            )
+        return self.aggregators[metric.name]
 
     # -- hooks -------------------------------------------------------------------------------------
     def hook(self, name: str) -> Optional[Callable]:
@@ -245,9 +263,15 @@ class Task:
         hook = self.hook("parse")
         return hook(response, doc) if hook is not None else default_parse(response, doc)
 
-    def score(self, parsed: Parsed, target: Any, doc: dict) -> dict[str, Optional[float]]:
+    def score(self, parsed: Parsed, target: Any, doc: dict) -> dict[str, Any]:
+        """Per-sample scores; a corpus metric the scorer leaves out gets the item `[answer, target]`
+        (answer "" when invalid), which its aggregation (e.g. a registered metric) consumes."""
         hook = self.hook("score")
-        return hook(parsed, target, doc) if hook is not None else default_score(parsed, target, doc)
+        scores = hook(parsed, target, doc) if hook is not None else default_score(parsed, target, doc)
+        for m in self.config.metrics:
+            if m.name not in scores and self.aggregator(m).corpus:
+                scores = {**scores, m.name: [parsed.answer if parsed.valid else "", target]}
+        return scores
 
     def logged_doc(self, doc: dict) -> dict:
         fields = self.config.log_doc_fields

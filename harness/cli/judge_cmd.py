@@ -37,7 +37,7 @@ def _calibration_hook(state, task: str):
 def main(argv: list[str], command: str = "judge-calibrate") -> int:
     p = argparse.ArgumentParser(prog="python -m harness judge-calibrate", description=__doc__)
     p.add_argument(
-        "--judge", required=True, help="a registered model used as judge, or 'rule' for the task's rule judge"
+        "--judge", required=True, help="a registered judge or model, or 'rule' for the task's rule judge"
     )
     p.add_argument("--judge_args", default="")
     p.add_argument("--task", required=True)
@@ -55,11 +55,11 @@ def main(argv: list[str], command: str = "judge-calibrate") -> int:
     judge = None
     if args.judge != "rule":
         from harness.judging import JudgeClient
-        from harness.runner import load_model
+        from harness.runner import load_judge
 
         cache = ResponseCache((args.cache_dir or default_cache_dir()) / "responses.sqlite")
         judge = JudgeClient(
-            args.judge, load_model(state, args.judge, parse_kv(args.judge_args, "--judge_args")), cache
+            args.judge, load_judge(state, args.judge, parse_kv(args.judge_args, "--judge_args")), cache
         )
     report = hook(judge, args.case)
     text = json.dumps(report, indent=2, sort_keys=True)

@@ -1,4 +1,4 @@
-"""`python -m harness ls tasks|models|metrics|builders|judges|plugins`: what the plugins registered.
+"""`python -m harness ls tasks|models|metrics|builders|judges|reports|aggregations|plugins`: what the plugins registered.
 
 Task configs are indexed from YAML without importing task code, so this stays fast.
 """
@@ -10,7 +10,7 @@ import argparse
 from harness.errors import EXIT_OK
 from harness.plugins import load_plugins
 
-WHAT = ("tasks", "models", "metrics", "builders", "judges", "reports", "plugins")
+WHAT = ("tasks", "models", "metrics", "builders", "judges", "reports", "aggregations", "plugins")
 
 
 def main(argv: list[str], command: str = "ls") -> int:
@@ -30,6 +30,10 @@ def main(argv: list[str], command: str = "ls") -> int:
         return EXIT_OK
     kind = args.what[:-1]
     entries = state.registry.entries(kind)
+    if kind == "aggregation":
+        from harness.aggregations import BUILTIN
+
+        print("\n".join(f"{name:10}  built in" for name in BUILTIN))
     width = max([len(e.name) for e in entries] + [10])
     for e in entries:
         tag = " (group)" if e.extra.get("group") else ""

@@ -52,12 +52,18 @@ class HooksConfig(_Strict):
 
 
 class MetricConfig(_Strict):
-    """A per-sample score key and how it is aggregated over samples."""
+    """A per-sample score key and how it is aggregated over samples.
+
+    aggregation: `mean`, `median`, `sum`, a registered aggregation or metric (e.g. `bleu4`, `cider_d`,
+    `ap50`), or a task function `file.py:function` (see harness/aggregations.py);
+    bootstrap: replicates for its CI (default 1000 for means, 100 for corpus aggregations).
+    """
 
     name: str
-    aggregation: Literal["mean", "sum", "median"] = "mean"
+    aggregation: str = "mean"
     higher_is_better: bool = True
     headline: bool = False
+    bootstrap: Optional[int] = Field(default=None, ge=1)
 
 
 class TaskConfig(_Strict):

@@ -1,0 +1,126 @@
+"""Aggregations: how a metric's per-sample items become one number, with a clustered bootstrap CI.
+
+A metric's `aggregation` names, in this order of lookup:
+  1. a built-in aggregation over per-sample numbers: `mean` (the default), `median`, `sum`;
+  2. a registered aggregation (`register_aggregations`: `fn(items: list) -> float`, lm-eval's contract);
+  3. a registered metric (`register_metrics`, e.g. `bleu4`, `cider_d`, `ap50`): called as
+     `fn(predictions, references)` over the items, each item a `[prediction, reference]` pair;
+  4. a task's own function, `file.py:function` next to the YAML or `package.module:function`.
+Everything but the built-ins is a corpus aggregation: its items may be any JSON value (the per-sample score
+a task's score hook returns under the metric's name, or `[answer, target]` when it returns none), and its
+bootstrap CI resamples clusters (videos) and recomputes the corpus metric on every replicate.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional
+
+from harness.errors import ConfigError, UnknownNameError
+from harness.hooks import load_hook
+
+#: bootstrap replicates for corpus metrics when the metric sets none (each recomputes the whole metric;
+#: lm-eval uses at most 100 for its corpus metrics BLEU, chrF and TER)
+CORPUS_BOOTSTRAP = 100
+
+
+def _mean(values: Sequence[float]) -> float:
+    return float(sum(values) / len(values)) if values else math.nan
+
+
+def _median(values: Sequence[float]) -> float:
+    if not values:
+        return math.nan
+    s = sorted(values)
+    mid = len(s) // 2
+    return float(s[mid] if len(s) % 2 else (s[mid - 1] + s[mid]) / 2)
+
+
+def _sum(values: Sequence[float]) -> float:
+    return float(sum(values)) if values else math.nan
+
+
+BUILTIN: dict[str, Callable[[Sequence[float]], float]] = {"mean": _mean, "median": _median, "sum": _sum}
+
+
+@dataclass
+class Aggregator:
+    """A resolved aggregation: `fn(items) -> float`; `corpus` items need not be numbers."""
+
+    name: str
+    fn: Callable[[list], float]
+    corpus: bool = False
+
+    def __call__(self, items: list) -> float:
+        if not items:
+            return math.nan
+        return float(self.fn(items))
+
+
+def _pairs(metric: Callable, name: str) -> Callable[[list], float]:
+    def over_pairs(items: list) -> float:
+        for i, item in enumerate(items):
+            if not isinstance(item, (list, tuple)) or len(item) != 2:
+                raise ConfigError(
+                    f"metric '{name}' aggregates [prediction, reference] pairs; item {i} is {item!r}"
+                )
+        return metric([p for p, _ in items], [r for _, r in items])
+
+    return over_pairs
+
+
+def resolve_aggregation(
+    ref: Any, registry: Any = None, base_dir: Optional[Path] = None, what: str = ""
+) -> Aggregator:
+    """The Aggregator `ref` names (see the module docstring for the lookup order)."""
+    if callable(ref):
+        return Aggregator(getattr(ref, "__name__", "function"), ref, corpus=True)
+    ref = str(ref)
+    if ref in BUILTIN:
+        return Aggregator(ref, BUILTIN[ref])
+    if registry is not None and registry.has("aggregation", ref):
+        return Aggregator(ref, registry.get("aggregation", ref).load(), corpus=True)
+    if registry is not None and registry.has("metric", ref):
+        return Aggregator(ref, _pairs(registry.get("metric", ref).load(), ref), corpus=True)
+    if ":" in ref:
+        return Aggregator(ref, load_hook(ref, Path(base_dir or "."), f"{what} aggregation"), corpus=True)
+    known = set(BUILTIN)
+    if registry is not None:
+        known |= set(registry.names("aggregation")) | set(registry.names("metric"))
+    err = UnknownNameError("aggregation", ref, known)
+    raise ConfigError(f"{what}: {err}" if what else str(err)) from None
+
+
+def aggregate_items(
+    agg: Aggregator,
+    items: list,
+    clusters: Sequence[Any],
+    seed: int = 0,
+    n_resamples: Optional[int] = None,
+    default_resamples: int = 1000,
+) -> tuple[float, float, float]:
+    """(value, ci_low, ci_high): the aggregate and its clustered bootstrap CI (nan where none is defined).
+
+    `mean` and corpus aggregations get a CI; `median` and `sum` keep none.
+    """
+    from metrics import bootstrap_ci  # the floor: pure functions
+
+    value = agg(items)
+    if len(items) < 2 or not (agg.corpus or agg.name == "mean"):
+        return value, math.nan, math.nan
+    if not agg.corpus:
+        lo, hi = bootstrap_ci(
+            items, clusters=clusters, n_resamples=n_resamples or default_resamples, seed=seed
+        )
+        return value, lo, hi
+    lo, hi = bootstrap_ci(
+        list(range(len(items))),
+        clusters=clusters,
+        n_resamples=n_resamples or CORPUS_BOOTSTRAP,
+        seed=seed,
+        statistic=lambda idx: agg([items[int(i)] for i in idx]),
+    )
+    return value, lo, hi
