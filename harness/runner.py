@@ -17,6 +17,7 @@ from harness.errors import ConfigError, UnknownNameError
 from harness.evaluator import Evaluator, Instance, score_record
 from harness.hooks import load_hook
 from harness.judging import JudgeClient
+from harness.lmms_task import LmmsTask
 from harness.model import Model
 from harness.plugins import PluginState, load_plugins
 from harness.requests import TaskInfo
@@ -52,7 +53,8 @@ def build_task(state: PluginState, name: str) -> Task:
     cfg = parse_task_config(entry.extra["config"], entry.extra["path"])
     if isinstance(cfg, GroupConfig):
         raise ConfigError(f"'{name}' is a group, not a task")
-    task = Task(cfg, Path(entry.extra["path"]).parent, entry.plugin, entry.plugin_version)
+    cls = LmmsTask if cfg.lmms is not None else Task
+    task = cls(cfg, Path(entry.extra["path"]).parent, entry.plugin, entry.plugin_version)
     task.resolve_aggregations(state.registry)
     return task
 

@@ -18,9 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
+from harness import hf_data
 from harness.aggregations import Aggregator, resolve_aggregation
 from harness.config.schema import MetricConfig, TaskConfig
-from harness.errors import ConfigError, DataError
+from harness.errors import DataError
 from harness.hooks import load_hook
 from harness.media import VideoRef
 from harness.requests import Message, Response, TextPart, VideoPart
@@ -103,6 +104,8 @@ class Task:
         #: rows the last `load_docs` call could not use, each {"reason", "detail"} (see DroppedRow)
         self.dropped: list[dict[str, str]] = []
         self._hooks: dict[str, Optional[Callable]] = {}
+        #: folders whose absolute media paths rows may name (media a `datasets` dataset provided)
+        self.media_roots: list[Path] = []
         #: metric name -> its resolved aggregation (see harness.aggregations); filled on first use
         self.aggregators: dict[str, Aggregator] = {}
 
@@ -140,7 +143,7 @@ class Task:
             if ds.data_key and (data_dir / ds.data_key).is_dir():
                 return data_dir / ds.data_key
             return data_dir
-        if ds.source and not _looks_like_hub_id(ds.source, self.base_dir):
+        if ds.source and not hf_data.is_hub_source(ds, self.base_dir):
             src = Path(ds.source).expanduser()
             return src if src.is_absolute() else (self.base_dir / src)
         return None
@@ -158,9 +161,9 @@ class Task:
         if loader is not None:
             docs = list(loader(root, split, dict(ds.options)))
         elif root is not None:
-            docs = _read_local_split(root, split, self.name)
+            docs = self._read_root(root, split)
         elif ds.source:
-            docs = _load_hub(ds.source, split, self.name)
+            docs = self._load_datasets(None, split)
         else:
             hint = f"; {ds.build_hint}" if ds.build_hint else ""
             raise DataError(
@@ -183,6 +186,19 @@ class Task:
             doc["doc_id"] = doc_id
             out.append(doc)
         return out
+
+    def _read_root(self, root: Path, split: str) -> list[dict]:
+        """A local dataset folder: `{split}.jsonl` / `.json`, or anything `datasets` reads (parquet, saved)."""
+        if hf_data.is_datasets_path(root, self.config.dataset):
+            return self._load_datasets(root, split)
+        return _read_local_split(root, split, self.name)
+
+    def _load_datasets(self, root: Optional[Path], split: str) -> list[dict]:
+        """Rows through HF `datasets` (harness/hf_data.py); their media may live in the media cache."""
+        self.media_roots = hf_data.media_roots()
+        return hf_data.load_rows(
+            self.config.dataset, split, self.name, self.base_dir, root, self.config.media_field
+        )
 
     # -- requests ----------------------------------------------------------------------------------
     def render_prompt(self, doc: dict) -> str:
@@ -209,16 +225,27 @@ class Task:
                 )
                 messages.insert(0, Message("system", [TextPart(system)]))
         root = self.data_root or self.base_dir
+        root = root.parent if root.is_file() else root
         for m in messages:
             for i, part in enumerate(m.content):
                 if isinstance(part, VideoPart):
-                    full = safe_media_path(root, part.ref.path, f"task '{self.name}' doc '{doc['doc_id']}'")
+                    full = self._media_path(root, part.ref.path, doc, from_hook=hook is not None)
                     m.content[i] = VideoPart(
                         ref=part.ref.model_copy(update={"path": str(full)}),
                         label=part.ref.label or part.label,
                         spec=part.spec,
                     )
         return messages
+
+    def _media_path(self, root: Path, path: str, doc: dict, from_hook: bool) -> Path:
+        """A video path checked by the root rule; absolute paths a hook returned (the task's responsibility)
+        or that point into media a `datasets` dataset provided are kept."""
+        p = Path(path)
+        if p.is_absolute() and (
+            from_hook or any(p.resolve().is_relative_to(r) for r in self.media_roots)
+        ):
+            return p
+        return safe_media_path(root, path, f"task '{self.name}' doc '{doc['doc_id']}'")
 
     def target(self, doc: dict) -> Any:
         hook = self.hook("target")
@@ -278,14 +305,6 @@ class Task:
         return doc if fields is None else {k: doc.get(k) for k in ["doc_id", *fields]}
 
 
-def _looks_like_hub_id(source: str, base_dir: Path) -> bool:
-    return (
-        re.fullmatch(r"[A-Za-z0-9][\w.-]*/[\w.-]+", source) is not None
-        and not (base_dir / source).exists()
-        and not Path(source).expanduser().is_absolute()
-    )
-
-
 def _read_jsonl(path: Path, task: str) -> list:
     """One JSON value per non-empty line; an error names the file and its line number."""
     rows = []
@@ -316,20 +335,3 @@ def _read_local_split(root: Path, split: str, task: str) -> list[dict]:
                 ) from exc
             return data if isinstance(data, list) else data.get("data", data.get("questions", []))
     raise DataError(f"task '{task}': no '{split}' split in {root} (looked for {split}.jsonl / {split}.json)")
-
-
-def _load_hub(source: str, split: str, task: str) -> list[dict]:
-    try:
-        import datasets  # noqa: PLC0415 - optional dependency
-    except ImportError:
-        raise ConfigError(
-            f"task '{task}': dataset '{source}' is a hub id and needs the `datasets` package "
-            "(pip install 'video-harness[hf]'), or pass --data DIR with a local copy"
-        ) from None
-    try:
-        return [dict(r) for r in datasets.load_dataset(source, split=split)]
-    except Exception as exc:  # hub/network errors come in many types
-        raise DataError(
-            f"task '{task}': cannot load hub dataset '{source}' split '{split}': {exc}; "
-            "download it and pass --data DIR"
-        ) from exc

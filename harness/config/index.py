@@ -17,9 +17,39 @@ from harness.errors import ConfigError
 from harness.registry import Entry
 
 try:
-    _Loader = yaml.CSafeLoader
+    _Base = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - libyaml missing
-    _Loader = yaml.SafeLoader
+    _Base = yaml.SafeLoader
+
+#: key of the mapping that stands for an lm-eval / lmms-eval `!function module.function` reference
+FUNCTION_TAG = "!function"
+
+
+class _Loader(_Base):  # type: ignore[misc, valid-type]
+    """Safe YAML plus lm-eval's `!function utils.fn` tag (read as {"!function": "utils.fn"})."""
+
+
+_Loader.add_constructor(FUNCTION_TAG, lambda loader, node: {FUNCTION_TAG: loader.construct_scalar(node)})
+
+
+def function_ref(value: str, base_dir: Path) -> str:
+    """A hook reference for lm-eval's `module.function`: `DIR/module.py:function` when that file sits next to
+    the YAML that names it (lm-eval's rule), else the importable `module:function`."""
+    module, _, func = value.strip().rpartition(".")
+    if not module or not func:
+        raise ConfigError(f"!function {value!r}: expected 'module.function'")
+    candidate = base_dir / (module.replace(".", "/") + ".py")
+    return f"{candidate.resolve()}:{func}" if candidate.exists() else f"{module}:{func}"
+
+
+def _resolve_functions(data, base_dir: Path):
+    if isinstance(data, dict):
+        if set(data) == {FUNCTION_TAG}:
+            return {FUNCTION_TAG: function_ref(str(data[FUNCTION_TAG]), base_dir)}
+        return {k: _resolve_functions(v, base_dir) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_resolve_functions(v, base_dir) for v in data]
+    return data
 
 
 def deep_merge(base: dict, over: dict) -> dict:
@@ -46,7 +76,7 @@ def read_yaml(path: Path) -> dict:
         return {}
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected a mapping at the top level, got {type(data).__name__}")
-    return data
+    return _resolve_functions(data, Path(path).parent)
 
 
 def load_with_includes(path: Path, _seen: tuple = ()) -> dict:
@@ -91,7 +121,10 @@ def index_task_path(path: Path, plugin: str = "", plugin_version: str = "") -> l
         files = [path]
     else:
         raise ConfigError(f"task path {path} does not exist")
+    from harness.config.lmms import lmms_tags  # noqa: PLC0415 - lmms imports this module
+
     entries: list[Entry] = []
+    tagged: dict[str, tuple[Path, list[str]]] = {}
     for f in files:
         for cfg in _configs_of_file(f):
             if "group" in cfg and "task" in cfg and isinstance(cfg["task"], list):
@@ -104,4 +137,13 @@ def index_task_path(path: Path, plugin: str = "", plugin_version: str = "") -> l
             entries.append(
                 Entry("task", str(name), None, cfg.get("description", ""), plugin, plugin_version, extra)
             )
+            if not is_group:
+                for tag in lmms_tags(cfg):
+                    tagged.setdefault(tag, (f, []))[1].append(str(name))
+    names = {e.name for e in entries}
+    for tag, (f, members) in sorted(tagged.items()):
+        if tag not in names:  # lm-eval's `group:` / `tag:` on tasks: the tag runs as a group of them
+            cfg = {"group": tag, "task": members, "description": f"tasks tagged '{tag}'"}
+            extra = {"path": str(f), "config": cfg, "group": True}
+            entries.append(Entry("task", tag, None, cfg["description"], plugin, plugin_version, extra))
     return entries

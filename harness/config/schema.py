@@ -20,9 +20,19 @@ class DatasetConfig(_Strict):
     source: a local folder (absolute, or relative to the YAML file) or a HF datasets hub id ("owner/name");
     data_key: the sub-folder of `--data DIR` to use when the user points the tasks at a local root;
     loader: a hook "module:function" or "file.py:function" called as loader(root, split, options) -> docs.
+    name, data_files, revision, kwargs: passed to `datasets.load_dataset` when the source is read through HF
+    `datasets` (a hub id, a packaged builder such as `json` / `parquet`, a `save_to_disk` folder or parquet
+    files; see harness/hf_data.py); from_disk: the source is a `save_to_disk` folder (lmms-eval's
+    `load_from_disk`); process_docs: a hook called on the `datasets.Dataset` before its rows are read.
     """
 
     source: Optional[str] = None
+    name: Optional[str] = None
+    data_files: Optional[Union[str, list[str], dict[str, Union[str, list[str]]]]] = None
+    revision: Optional[str] = None
+    kwargs: dict[str, Any] = Field(default_factory=dict)
+    from_disk: bool = False
+    process_docs: Optional[str] = None
     data_key: Optional[str] = None
     loader: Optional[str] = None
     split: str = "test"
@@ -66,6 +76,20 @@ class MetricConfig(_Strict):
     bootstrap: Optional[int] = Field(default=None, ge=1)
 
 
+class LmmsConfig(_Strict):
+    """lmms-eval's document functions (hook references or lm-eval's field names / Jinja strings), called
+    with lmms-eval's arguments; set when the config is in lm-eval's format (harness/config/lmms.py)."""
+
+    doc_to_visual: Optional[str] = None
+    doc_to_text: Optional[Union[str, int]] = None
+    doc_to_target: Optional[Union[str, int, list]] = None
+    process_results: Optional[str] = None
+    specific_kwargs: Optional[dict[str, Any]] = None
+    output_type: str = "generate_until"
+    score_key: Optional[str] = None
+    description: Optional[str] = None
+
+
 class TaskConfig(_Strict):
     """One task: data, prompt, frames, generation, hooks, metrics and breakdowns."""
 
@@ -92,6 +116,7 @@ class TaskConfig(_Strict):
     judge: Optional[str] = None
     log_doc_fields: Optional[list[str]] = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+    lmms: Optional[LmmsConfig] = None
 
     def headline(self) -> str:
         """The headline metric's name (the first flagged one, else the first)."""
@@ -141,8 +166,14 @@ def _format_validation(path: str, exc: ValidationError) -> str:
 
 def parse_task_config(raw: dict, path: str) -> Union[TaskConfig, GroupConfig]:
     """Validate a raw config dict; ConfigError names the file and each bad field."""
+    from harness.config import lmms  # noqa: PLC0415 - lmms imports the index, which the schema must not
+
     data = {k: v for k, v in raw.items() if k != "variants"}
     model = GroupConfig if ("group" in data and isinstance(data.get("task"), list)) else TaskConfig
+    if model is GroupConfig and ("aggregate_metric_list" in data or isinstance(data.get("metadata"), list)):
+        data = lmms.translate_group(data, path)
+    elif model is TaskConfig and lmms.is_lmms_config(data):
+        data = lmms.translate(data, path)
     try:
         return model.model_validate(data)
     except ValidationError as exc:

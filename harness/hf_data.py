@@ -1,0 +1,174 @@
+"""Rows through HF `datasets`: hub ids, packaged builders (`json` + `data_files`, `parquet`, ...), local
+`save_to_disk` folders and parquet files, with their videos.
+
+A task's video column may hold a path, raw bytes, or a `datasets.Video` feature (read with `decode=False`, so a
+`{"path", "bytes"}` pair). Bytes are written once, content-addressed, to `<cache dir>/hf_media/` and the row
+then holds that file's absolute path; those files, and files in the HF `datasets` cache (a hub dataset's
+extracted videos), are media `datasets` provided (`media_roots`). Any other path is relative to the dataset
+folder and keeps the root rule.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from pathlib import Path
+from typing import Any, Optional
+
+from harness.errors import ConfigError, DataError
+
+#: builder names `datasets` ships (lm-eval's `dataset_path: json` with `data_files`)
+PACKAGED = {"json", "csv", "parquet", "text", "arrow", "pandas", "imagefolder", "videofolder", "audiofolder"}
+PACKAGED |= {"webdataset"}
+_SAVED = ("dataset_info.json", "state.json", "dataset_dict.json")
+_HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")
+
+
+def _datasets():
+    try:
+        import datasets  # noqa: PLC0415 - optional dependency (the hf extra)
+    except ImportError:
+        raise ConfigError(
+            "reading this dataset needs the `datasets` package (pip install 'video-harness[hf]')"
+        ) from None
+    return datasets
+
+
+def is_hub_source(ds: Any, base_dir: Path) -> bool:
+    """The source is read by `datasets` with no local folder: a hub id or a packaged builder name."""
+    src = ds.source
+    if not src:
+        return False
+    if src in PACKAGED:
+        return True
+    return (
+        _HUB_ID.fullmatch(src) is not None
+        and not (Path(base_dir) / src).exists()
+        and not Path(src).expanduser().is_absolute()
+    )
+
+
+def is_datasets_path(path: Path, ds: Any = None) -> bool:
+    """A local path `datasets` must read: a parquet/arrow file, a `save_to_disk` folder, a folder of parquet."""
+    path = Path(path)
+    if path.is_file():
+        return path.suffix in (".parquet", ".arrow")
+    if not path.is_dir():
+        return False
+    if ds is not None and (ds.from_disk or ds.name or ds.data_files):
+        return True
+    return (
+        any((path / m).exists() for m in _SAVED)
+        or any(path.glob("*.parquet"))
+        or any(path.glob("data/*.parquet"))
+    )
+
+
+def media_dir() -> Path:
+    """Where video bytes from datasets are written (under the cache dir)."""
+    from harness.cache import default_cache_dir  # noqa: PLC0415
+
+    return Path(default_cache_dir()) / "hf_media"
+
+
+def media_roots(root: Optional[Path] = None) -> list[Path]:
+    """Folders whose files `datasets` itself wrote (absolute paths inside them are accepted): the media cache
+    and, for hub datasets, the HF datasets cache. A local dataset folder is not one: its rows keep the root
+    rule (relative paths)."""
+    roots = [media_dir()]
+    try:
+        datasets = _datasets()
+        roots.append(Path(datasets.config.HF_DATASETS_CACHE))
+    except ConfigError:
+        pass
+    return [r.resolve() for r in roots]
+
+
+def _data_files(value: Any, base_dir: Path) -> Any:
+    """data_files with relative paths resolved against the YAML's folder when the file is there."""
+    if isinstance(value, str):
+        p = Path(value).expanduser()
+        return str(base_dir / p) if not p.is_absolute() and (base_dir / p).exists() else value
+    if isinstance(value, list):
+        return [_data_files(v, base_dir) for v in value]
+    if isinstance(value, dict):
+        return {k: _data_files(v, base_dir) for k, v in value.items()}
+    return value
+
+
+def _open(ds: Any, split: str, base_dir: Path, root: Optional[Path]):
+    datasets = _datasets()
+    if root is not None and root.is_file():
+        return datasets.load_dataset(root.suffix[1:], data_files={split: str(root)}, split=split)
+    if root is not None and (ds.from_disk or any((root / m).exists() for m in _SAVED)):
+        obj = datasets.load_from_disk(str(root))
+        if isinstance(obj, datasets.DatasetDict):
+            if split not in obj:
+                raise DataError(f"no split '{split}' in {root} (it has {', '.join(obj)})")
+            return obj[split]
+        return obj
+    # a packaged builder (`json` + data_files) reads its files; else the local copy (--data) or the hub id
+    source = ds.source if ds.source in PACKAGED or root is None else str(root)
+    kwargs = dict(ds.kwargs)
+    if ds.data_files is not None:
+        kwargs["data_files"] = _data_files(ds.data_files, base_dir)
+    if ds.revision:
+        kwargs["revision"] = ds.revision
+    return datasets.load_dataset(source, ds.name, split=split, **kwargs)
+
+
+def _write_bytes(data: bytes, name: str) -> str:
+    digest = hashlib.sha256(data).hexdigest()
+    suffix = Path(name).suffix if name and Path(name).suffix else ".mp4"
+    folder = media_dir() / digest[:2]
+    path = folder / f"{digest}{suffix}"
+    if not path.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    return str(path)
+
+
+def _media_value(value: Any) -> Any:
+    """A video cell as a path: bytes are written to the media cache; a {"path", "bytes"} pair prefers bytes."""
+    if isinstance(value, (bytes, bytearray)):
+        return _write_bytes(bytes(value), "")
+    if isinstance(value, dict) and ("bytes" in value or "path" in value):
+        if value.get("bytes"):
+            return _write_bytes(bytes(value["bytes"]), value.get("path") or "")
+        return value.get("path")
+    return value
+
+
+def load_rows(
+    ds: Any, split: str, task: str, base_dir: Path, root: Optional[Path], media_field: Optional[str]
+):
+    """Every row of the split as a dict, video cells turned into paths (see the module docstring)."""
+    from harness.hooks import load_hook  # noqa: PLC0415
+
+    datasets = _datasets()
+    where = str(root) if root is not None else f"'{ds.source}'"
+    try:
+        obj = _open(ds, split, Path(base_dir), root)
+    except DataError as exc:
+        raise DataError(f"task '{task}': {exc}") from None
+    except Exception as exc:  # datasets raises many types (missing files, bad configs, no network)
+        raise DataError(
+            f"task '{task}': cannot load dataset {where} split '{split}' through `datasets`: "
+            f"{type(exc).__name__}: {exc}; for a hub id, download it and pass --data DIR"
+        ) from exc
+    if ds.process_docs:
+        obj = load_hook(ds.process_docs, Path(base_dir), f"task '{task}' dataset.process_docs")(obj)
+    video_cols = [c for c, f in obj.features.items() if isinstance(f, datasets.Video)]
+    for col in video_cols:
+        obj = obj.cast_column(col, datasets.Video(decode=False))
+    cols = set(video_cols) | ({media_field} if media_field and media_field in obj.column_names else set())
+    rows = []
+    for r in obj:
+        row = dict(r)
+        for c in cols:
+            row[c] = _media_value(row[c])
+        rows.append(row)
+    return rows

@@ -1,0 +1,162 @@
+"""A task in lm-eval / lmms-eval's format at run time: lmms-eval's document functions, called as lmms-eval calls
+them (its `api/task.py`), so the same model outputs give the same metric values.
+
+- `doc_to_visual(doc[, lmms_eval_specific_kwargs])` -> list of video paths (absolute paths are the task's own
+  responsibility), image paths or PIL images; a field name instead reads `[doc[field]]` (root rule).
+- `doc_to_text(doc, lmms_eval_specific_kwargs)` (the kwargs only when the config has them, `default` merged
+  in); a field name reads `doc[field]`; any other string is a Jinja2 template of the doc.
+- `doc_to_target(doc)`, a field name, a template (a `[...]` result read as a literal list), an int or a list.
+- `process_results(doc, [stripped reply])` -> {metric: per-sample value}; without it each metric in
+  `metric_list` is `exact_match` (reply == target) or a registered metric over `[reply, target]` pairs.
+- `description` is put before the prompt text, as lmms-eval does.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from pathlib import Path
+from typing import Any, Optional
+
+import numpy as np
+
+from harness.errors import DataError
+from harness.requests import ImagePart, Message, Response, TextPart, VideoPart
+from harness.task import Parsed, Task
+from harness.templates import render
+
+_IMAGE_EXTS = {".jpg", ".jpeg", ".png", ".bmp", ".gif", ".tiff", ".webp"}
+
+
+class LmmsTask(Task):
+    """A Task whose config carries an `lmms` section (see harness/config/lmms.py)."""
+
+    @property
+    def lmms(self):
+        return self.config.lmms
+
+    def _fn(self, key: str) -> Optional[Any]:
+        """The lmms function `key` when the config names one by `!function`, else None."""
+        value = getattr(self.lmms, key)
+        if isinstance(value, str) and ":" in value:
+            hook_name = f"lmms:{key}"
+            if hook_name not in self._hooks:
+                from harness.hooks import load_hook  # noqa: PLC0415
+
+                self._hooks[hook_name] = load_hook(value, self.base_dir, f"task '{self.name}' {key}")
+            return self._hooks[hook_name]
+        return None
+
+    def specific_kwargs(self) -> Optional[dict]:
+        """lmms_eval_specific_kwargs with its `default` entries merged in (lmms-eval, no model-specific key)."""
+        raw = self.lmms.specific_kwargs
+        if raw is None:
+            return None
+        merged = dict(raw)
+        merged.update(raw.get("default") or {})
+        return merged
+
+    def _template(self, text: str, doc: dict) -> str:
+        return render(self.base_dir, None, text, {"doc": doc, **doc}, f"task '{self.name}'")
+
+    # -- requests ----------------------------------------------------------------------------------
+    def render_prompt(self, doc: dict) -> str:
+        fn, value = self._fn("doc_to_text"), self.lmms.doc_to_text
+        kwargs = self.specific_kwargs()
+        if fn is not None:
+            text = fn(doc, kwargs) if kwargs is not None else fn(doc)
+        elif isinstance(value, str) and value in doc:
+            text = doc[value]
+        elif isinstance(value, str):
+            text = self._template(value, doc)
+        else:
+            text = "" if value is None else str(value)
+        return f"{self.lmms.description or ''}{text}"
+
+    def visuals(self, doc: dict) -> list:
+        fn, value = self._fn("doc_to_visual"), self.lmms.doc_to_visual
+        if fn is not None:
+            kwargs = self.specific_kwargs()
+            two = kwargs is not None and len(inspect.signature(fn).parameters) == 2
+            return list(fn(doc, kwargs) if two else fn(doc) or [])
+        if isinstance(value, str):
+            return [doc[value]]
+        return []
+
+    def build_messages(self, doc: dict) -> list[Message]:
+        """Visual parts (in doc_to_visual's order) then the prompt text, in one user message."""
+        from_hook = self._fn("doc_to_visual") is not None
+        root = self.data_root or self.base_dir
+        root = root.parent if root.is_file() else root
+        parts: list = []
+        for v in self.visuals(doc):
+            if isinstance(v, (str, Path)):
+                path = (
+                    Path(v)
+                    if from_hook and Path(v).is_absolute()
+                    else self._media_path(root, str(v), doc, from_hook)
+                )
+                if path.suffix.lower() in _IMAGE_EXTS:
+                    parts.append(ImagePart(_read_image(path)))
+                else:
+                    from harness.media import VideoRef  # noqa: PLC0415
+
+                    parts.append(VideoPart(ref=VideoRef(path=str(path))))
+            elif hasattr(v, "convert"):  # a PIL image
+                parts.append(ImagePart(np.asarray(v.convert("RGB"))))
+            else:
+                raise DataError(
+                    f"task '{self.name}' doc '{doc['doc_id']}': doc_to_visual returned a "
+                    f"{type(v).__name__}; expected video or image paths or PIL images"
+                )
+        parts.append(TextPart(self.render_prompt(doc)))
+        return [Message("user", parts)]
+
+    # -- targets and scoring -----------------------------------------------------------------------
+    def target(self, doc: dict) -> Any:
+        fn, value = self._fn("doc_to_target"), self.lmms.doc_to_target
+        if fn is not None:
+            return fn(doc)
+        if isinstance(value, str):
+            if value in doc:
+                return doc[value]
+            text = self._template(value, doc)
+            if len(text) >= 2 and text[0] == "[" and text[-1] == "]":
+                try:
+                    return ast.literal_eval(text)
+                except (SyntaxError, ValueError):
+                    return text
+            return text
+        return value
+
+    def parse(self, response: Response, doc: dict) -> Parsed:
+        """The reply stripped (lmms-eval strips it before process_results); an empty reply is invalid but
+        still scored by process_results."""
+        text = (response.text or "").strip()
+        return Parsed(answer=text, valid=bool(text), note=None if text else "empty reply")
+
+    def score(self, parsed: Parsed, target: Any, doc: dict) -> dict[str, Any]:
+        answer = parsed.answer if isinstance(parsed.answer, str) else ""
+        fn = self._fn("process_results")
+        if fn is not None:
+            scores = dict(fn(doc, [answer]))
+        else:
+            scores = {}
+            for m in self.config.metrics:
+                if m.name == "exact_match" and not self.aggregator(m).corpus:
+                    gold = target if isinstance(target, list) else [target]
+                    scores[m.name] = float(any(answer == str(g) for g in gold))
+        for m in self.config.metrics:
+            if m.name not in scores and self.aggregator(m).corpus:
+                scores[m.name] = [answer, target]
+        return scores
+
+
+def _read_image(path: Path) -> np.ndarray:
+    from PIL import Image  # noqa: PLC0415
+
+    try:
+        with Image.open(path) as img:
+            return np.asarray(img.convert("RGB"))
+    except OSError as exc:
+        raise DataError(f"cannot read image {path}: {exc}") from exc

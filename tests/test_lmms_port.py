@@ -1,0 +1,194 @@
+"""Porting an lmms-eval task: the worked example of docs/plugins.md, written from the page and run as it is.
+
+The metric values must be what lmms-eval computes on the same replies: process_results on each stripped
+reply, then each metric's aggregation over the per-sample values. Where lmms-eval is installed (an interpreter
+in HARNESS_LMMS_EVAL_PYTHON, `pip install lmms-eval==0.7.3 'filelock<4'`), lmms-eval itself computes them.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, harness_env, run_harness
+from harness.plugins import load_plugins
+from harness.results import read_samples
+from harness.run_config import RunConfig
+from harness.runner import run
+
+SECTION = "## Porting an lmms-eval task"
+
+
+def write_example(dest: Path, data_dir: Path) -> Path:
+    """The files of the docs' worked example under dest/colors_lmms, data paths pointed at data_dir."""
+    text = (REPO / "docs" / "plugins.md").read_text(encoding="utf-8")
+    section = text[text.index(SECTION) :]
+    files = re.findall(r"`colors_lmms/([^`]+)`:\n\n```\w*\n(.*?)```", section, flags=re.S)
+    assert {name for name, _ in files} == {"_default_template_yaml", "colors_lmms.yaml", "utils.py"}
+    folder = dest / "colors_lmms"
+    folder.mkdir(parents=True)
+    for name, body in files:
+        (folder / name).write_text(body.replace("/data/colors", str(data_dir)), encoding="utf-8")
+    return folder
+
+
+def _utils(folder: Path):
+    spec = importlib.util.spec_from_file_location("colors_lmms_utils_expected", folder / "utils.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.fixture
+def ported(tmp_path, colors_root, with_plugin, monkeypatch):
+    data = colors_root / "colors"
+    monkeypatch.setenv("COLORS_ROOT", str(data))
+    folder = write_example(tmp_path, data)
+    cfg = RunConfig(
+        tasks=["colors_lmms_all"],
+        model="counting",
+        model_args={"wrong_every": 3},
+        output_path=tmp_path / "out",
+        log_samples=True,
+        cache_dir=tmp_path / "cache",
+        include_path=[str(folder)],
+        progress=False,
+    )
+    out = run(cfg, load_plugins(include_paths=[folder]))
+    return folder, out
+
+
+def test_worked_example_runs_and_matches_lmms_eval_semantics(ported):
+    folder, out = ported
+    res = out.results["results"]["colors_lmms"]
+    recs = read_samples(out.samples_paths["colors_lmms"])
+    assert res["n_samples"] == 24 and res["n_errors"] == 0
+    utils = _utils(folder)
+    per_sample = [utils.process_results(r["doc"], [r["raw"].strip()]) for r in recs]
+    accuracy = sum(p["accuracy"] for p in per_sample) / len(per_sample)
+    balanced = utils.family_balanced([p["family_balanced"] for p in per_sample])
+    assert 0 < accuracy < 1
+    assert res["metrics"]["accuracy"]["value"] == pytest.approx(accuracy, abs=1e-9)
+    assert res["metrics"]["family_balanced"]["value"] == pytest.approx(balanced, abs=1e-9)
+    assert res["headline"] == "accuracy" and res["version"] == 0.0
+    for name in ("accuracy", "family_balanced"):
+        lo, hi = res["metrics"][name]["ci"]
+        assert lo is not None and lo <= res["metrics"][name]["value"] <= hi
+    # the prompt is lmms-eval's doc_to_text with the `default` kwargs; the video is doc_to_visual's path
+    first = recs[0]
+    assert first["prompt"].endswith(f"{first['doc']['question']} Answer with one word.")
+    assert Path(first["media"][0]["path"]).is_absolute()
+    # the tag runs as a group
+    assert out.results["groups"]["colors_lmms_all"]["tasks"] == ["colors_lmms"]
+
+
+def test_worked_example_through_the_cli(tmp_path, colors_root, plugin_site):
+    data = colors_root / "colors"
+    folder = write_example(tmp_path, data)
+    env = harness_env(plugin_site, COLORS_ROOT=str(data))
+    proc = run_harness(
+        [
+            "--include_path",
+            str(folder),
+            "--tasks",
+            "colors_lmms",
+            "--model",
+            "oracle",
+            "--limit",
+            "6",
+            "--cache_dir",
+            str(tmp_path / "c"),
+            "--output_path",
+            str(tmp_path / "o"),
+            "--no_progress",
+        ],
+        env,
+    )
+    assert proc.returncode == 0, proc.stderr
+    results = json.loads(next((tmp_path / "o").rglob("results_*.json")).read_text())
+    assert results["results"]["colors_lmms"]["metrics"]["accuracy"]["value"] == 1.0
+
+
+def test_unsupported_lmms_keys_are_config_errors_naming_the_field(tmp_path, colors_root):
+    from harness.config.schema import parse_task_config
+    from harness.errors import ConfigError
+
+    raw = {"task": "t", "dataset_path": "json", "output_type": "loglikelihood"}
+    with pytest.raises(ConfigError, match="x.yaml: field 'output_type': 'loglikelihood' is not supported"):
+        parse_task_config(raw, "x.yaml")
+    with pytest.raises(ConfigError, match="num_fewshot"):
+        parse_task_config({"task": "t", "dataset_path": "json", "num_fewshot": 5}, "x.yaml")
+
+
+def test_dataset_rows_keep_the_root_rule(tmp_path, colors_root, with_plugin, monkeypatch):
+    """doc_to_visual as a field name reads paths from rows: absolute ones are refused (counted errors)."""
+    data = colors_root / "colors"
+    rows = [json.loads(x) for x in (data / "test.jsonl").read_text().splitlines() if x.strip()][:4]
+    rows[0]["video"] = str(data / rows[0]["video"])  # absolute: refused
+    (tmp_path / "rows.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    folder = tmp_path / "t"
+    folder.mkdir()
+    (folder / "t.yaml").write_text(
+        "task: rows_lmms\ndataset_path: json\n"
+        f"dataset_kwargs: {{data_files: {{test: {tmp_path / 'rows.jsonl'}}}}}\n"
+        "test_split: test\ndoc_to_visual: video\ndoc_to_text: question\ndoc_to_target: answer\n"
+        "metric_list: [{metric: exact_match}]\n"
+    )
+    cfg = RunConfig(
+        tasks=["rows_lmms"],
+        model="oracle",
+        data=data,
+        cache_dir=tmp_path / "c",
+        include_path=[str(folder)],
+        progress=False,
+    )
+    res = run(cfg, load_plugins(include_paths=[folder])).results["results"]["rows_lmms"]
+    assert res["n_errors"] == 1 and res["n_scored"] == 3
+    assert res["metrics"]["exact_match"]["value"] == 1.0
+
+
+LMMS_SCRIPT = r"""
+import json, sys
+from lmms_eval.tasks import TaskManager, get_task_dict
+folder, replies_file = sys.argv[1], sys.argv[2]
+replies = json.load(open(replies_file))
+tm = TaskManager(include_path=folder)
+task = get_task_dict(["colors_lmms"], tm)["colors_lmms"]
+docs = list(task.test_docs())
+per = {}
+for i, doc in enumerate(docs):
+    for k, v in task.process_results(doc, [replies[str(i)]]).items():
+        per.setdefault(k, []).append(v)
+agg = task.aggregation()
+print(json.dumps({k: agg[k](v) for k, v in per.items()}))
+"""
+
+
+def test_lmms_eval_itself_gives_the_same_values(ported, tmp_path):
+    python = os.environ.get("HARNESS_LMMS_EVAL_PYTHON")
+    if not python:
+        pytest.skip("set HARNESS_LMMS_EVAL_PYTHON to an interpreter with lmms-eval==0.7.3 installed")
+    folder, out = ported
+    recs = read_samples(out.samples_paths["colors_lmms"])
+    replies = {r["doc_id"]: r["raw"] for r in recs}
+    (tmp_path / "replies.json").write_text(json.dumps(replies))
+    (tmp_path / "lmms.py").write_text(LMMS_SCRIPT)
+    proc = subprocess.run(
+        [python, str(tmp_path / "lmms.py"), str(folder), str(tmp_path / "replies.json")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "COLORS_ROOT": os.environ["COLORS_ROOT"]},
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    theirs = json.loads(proc.stdout.strip().splitlines()[-1])
+    ours = out.results["results"]["colors_lmms"]["metrics"]
+    assert theirs.keys() == {"accuracy", "family_balanced"}
+    for k, v in theirs.items():
+        assert ours[k]["value"] == pytest.approx(v, abs=1e-9)
