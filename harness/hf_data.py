@@ -65,18 +65,18 @@ def is_datasets_path(path: Path, ds: Any = None) -> bool:
     )
 
 
-def media_dir() -> Path:
-    """Where video bytes from datasets are written (under the cache dir)."""
+def media_dir(cache_dir: Optional[Path] = None) -> Path:
+    """Where video bytes from datasets are written: `hf_media/` under the run's cache dir (or the default)."""
     from harness.cache import default_cache_dir  # noqa: PLC0415
 
-    return Path(default_cache_dir()) / "hf_media"
+    return Path(cache_dir or default_cache_dir()) / "hf_media"
 
 
-def media_roots(root: Optional[Path] = None) -> list[Path]:
+def media_roots(cache_dir: Optional[Path] = None) -> list[Path]:
     """Folders whose files `datasets` itself wrote (absolute paths inside them are accepted): the media cache
     and, for hub datasets, the HF datasets cache. A local dataset folder is not one: its rows keep the root
     rule (relative paths)."""
-    roots = [media_dir()]
+    roots = [media_dir(cache_dir)]
     try:
         datasets = _datasets()
         roots.append(Path(datasets.config.HF_DATASETS_CACHE))
@@ -118,10 +118,10 @@ def _open(ds: Any, split: str, base_dir: Path, root: Optional[Path]):
     return datasets.load_dataset(source, ds.name, split=split, **kwargs)
 
 
-def _write_bytes(data: bytes, name: str) -> str:
+def _write_bytes(data: bytes, name: str, cache_dir: Optional[Path]) -> str:
     digest = hashlib.sha256(data).hexdigest()
     suffix = Path(name).suffix if name and Path(name).suffix else ".mp4"
-    folder = media_dir() / digest[:2]
+    folder = media_dir(cache_dir) / digest[:2]
     path = folder / f"{digest}{suffix}"
     if not path.exists():
         folder.mkdir(parents=True, exist_ok=True)
@@ -131,20 +131,26 @@ def _write_bytes(data: bytes, name: str) -> str:
     return str(path)
 
 
-def _media_value(value: Any) -> Any:
+def _media_value(value: Any, cache_dir: Optional[Path]) -> Any:
     """A video cell as a path: bytes are written to the media cache; a {"path", "bytes"} pair prefers bytes."""
     if isinstance(value, (bytes, bytearray)):
-        return _write_bytes(bytes(value), "")
+        return _write_bytes(bytes(value), "", cache_dir)
     if isinstance(value, dict) and ("bytes" in value or "path" in value):
         if value.get("bytes"):
-            return _write_bytes(bytes(value["bytes"]), value.get("path") or "")
+            return _write_bytes(bytes(value["bytes"]), value.get("path") or "", cache_dir)
         return value.get("path")
     return value
 
 
 def load_rows(
-    ds: Any, split: str, task: str, base_dir: Path, root: Optional[Path], media_field: Optional[str]
-):
+    ds: Any,
+    split: str,
+    task: str,
+    base_dir: Path,
+    root: Optional[Path],
+    media_field: Optional[str],
+    cache_dir: Optional[Path] = None,
+) -> list[dict]:
     """Every row of the split as a dict, video cells turned into paths (see the module docstring)."""
     from harness.hooks import load_hook  # noqa: PLC0415
 
@@ -169,6 +175,6 @@ def load_rows(
     for r in obj:
         row = dict(r)
         for c in cols:
-            row[c] = _media_value(row[c])
+            row[c] = _media_value(row[c], cache_dir)
         rows.append(row)
     return rows

@@ -127,6 +127,7 @@ def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
         evaluator.judge = judge
     instances: list[Instance] = []
     for task in tasks:
+        task.cache_dir = cfg.cache_dir
         docs = _apply_limit(task.load_docs(cfg.data, cfg.split), cfg.limit)
         info = TaskInfo(task.name, task.answer_space(docs), prior=lambda t=task: t.prior_table(cfg.data))
         model.prepare_task(info)

@@ -104,6 +104,8 @@ class Task:
         #: rows the last `load_docs` call could not use, each {"reason", "detail"} (see DroppedRow)
         self.dropped: list[dict[str, str]] = []
         self._hooks: dict[str, Optional[Callable]] = {}
+        #: the run's cache dir (video bytes from `datasets` rows are written under it); None: the default
+        self.cache_dir: Optional[Path] = None
         #: folders whose absolute media paths rows may name (media a `datasets` dataset provided)
         self.media_roots: list[Path] = []
         #: metric name -> its resolved aggregation (see harness.aggregations); filled on first use
@@ -195,10 +197,9 @@ class Task:
 
     def _load_datasets(self, root: Optional[Path], split: str) -> list[dict]:
         """Rows through HF `datasets` (harness/hf_data.py); their media may live in the media cache."""
-        self.media_roots = hf_data.media_roots()
-        return hf_data.load_rows(
-            self.config.dataset, split, self.name, self.base_dir, root, self.config.media_field
-        )
+        self.media_roots = hf_data.media_roots(self.cache_dir)
+        ds, media = self.config.dataset, self.config.media_field
+        return hf_data.load_rows(ds, split, self.name, self.base_dir, root, media, self.cache_dir)
 
     # -- requests ----------------------------------------------------------------------------------
     def render_prompt(self, doc: dict) -> str:
@@ -241,9 +242,7 @@ class Task:
         """A video path checked by the root rule; absolute paths a hook returned (the task's responsibility)
         or that point into media a `datasets` dataset provided are kept."""
         p = Path(path)
-        if p.is_absolute() and (
-            from_hook or any(p.resolve().is_relative_to(r) for r in self.media_roots)
-        ):
+        if p.is_absolute() and (from_hook or any(p.resolve().is_relative_to(r) for r in self.media_roots)):
             return p
         return safe_media_path(root, path, f"task '{self.name}' doc '{doc['doc_id']}'")
 
