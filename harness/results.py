@@ -1,7 +1,8 @@
 """Write results: `OUT/<model>/results_<timestamp>.json` and `samples_<task>_<timestamp>.jsonl`, atomically.
 
 The results file validates against harness/schemas/results.schema.json. Everything in it is deterministic
-for a given command except `created` and the timestamp in file names.
+for a given command except `created`, the wall times (harness.lm_eval_compat.TIMING_KEYS) and the timestamp
+in file names.
 """
 
 from __future__ import annotations

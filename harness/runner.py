@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
@@ -17,6 +18,7 @@ from harness.errors import ConfigError, UnknownNameError
 from harness.evaluator import Evaluator, Instance, score_record
 from harness.hooks import load_hook
 from harness.judging import JudgeClient
+from harness.lm_eval_compat import add_lm_eval_keys, stderrs_of
 from harness.lmms_task import LmmsTask
 from harness.model import Model
 from harness.plugins import PluginState, load_plugins
@@ -114,6 +116,7 @@ def _apply_limit(docs: list[dict], limit) -> list[dict]:
 
 def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
     """Evaluate cfg.model on cfg.tasks; rank 0 writes results (and samples with log_samples)."""
+    start_time = time.time()
     state = state or load_plugins(cfg.include_path)
     names, groups = expand_tasks(state, cfg.tasks)
     tasks = [build_task(state, n) for n in names]
@@ -126,9 +129,12 @@ def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
         judge = JudgeClient(cfg.judge, judge_model, evaluator.responses)
         evaluator.judge = judge
     instances: list[Instance] = []
+    n_original: dict[str, int] = {}
     for task in tasks:
         task.cache_dir = cfg.cache_dir
-        docs = _apply_limit(task.load_docs(cfg.data, cfg.split), cfg.limit)
+        all_docs = task.load_docs(cfg.data, cfg.split)
+        n_original[task.name] = len(all_docs)
+        docs = _apply_limit(all_docs, cfg.limit)
         info = TaskInfo(task.name, task.answer_space(docs), prior=lambda t=task: t.prior_table(cfg.data))
         model.prepare_task(info)
         instances.extend(Instance(len(instances), task, d) for d in docs)
@@ -147,6 +153,8 @@ def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
     for _, rec in by_index:
         per_task[rec["task"]].append(rec)
     results = assemble_results(cfg, model, model_name, tasks, groups, per_task, judge, world)
+    timing = {"start_time": start_time, "end_time": time.time()}
+    add_lm_eval_keys(results, stderrs_of(tasks, per_task), n_original, timing)
     out = write_outputs(cfg, model_name, results, per_task)
     out.stats = evaluator.stats
     return out
@@ -278,6 +286,8 @@ def rescore(
     results["results"] = {t.name: aggregate_task(t, per_task[t.name], seed) for t in tasks}
     results["created"] = timestamp()
     results["rescored_from"] = [Path(p).name for p in samples_files]
+    original_n = {k: v.get("original", 0) for k, v in (results.get("n-samples") or {}).items()}
+    add_lm_eval_keys(results, stderrs_of(tasks, per_task), original_n, None)
     results["samples_files"] = {}
     out = RunOutcome(results=results)
     if output_path is not None:

@@ -9,6 +9,7 @@ import pytest
 
 from conftest import PLUGIN_PKG
 from harness.errors import StrictModeError
+from harness.lm_eval_compat import TIMING_KEYS
 from harness.plugins import load_plugins
 from harness.results import read_samples, validate_results
 from harness.run_config import RunConfig
@@ -126,6 +127,7 @@ def test_cache_serves_second_run_without_model_calls(tmp_path, colors_root, stat
     second = run(cfg, state)
     assert calls == 24 and log.read_text().count("\n") == 24
     assert second.stats == {"cache_hits": 24, "generated": 0}
-    strip = lambda r: {k: v for k, v in r.items() if k not in ("created", "samples_files")}  # noqa: E731
+    varying = ("created", "samples_files", *TIMING_KEYS)
+    strip = lambda r: {k: v for k, v in r.items() if k not in varying}  # noqa: E731
     assert strip(first.results) == strip(second.results)
     assert first.samples_paths["colors_qa"].read_bytes() == second.samples_paths["colors_qa"].read_bytes()
