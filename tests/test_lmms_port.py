@@ -86,6 +86,24 @@ def test_worked_example_runs_and_matches_lmms_eval_semantics(ported):
     assert Path(first["media"][0]["path"]).is_absolute()
     # the tag runs as a group
     assert out.results["groups"]["colors_lmms_all"]["tasks"] == ["colors_lmms"]
+    # generation_kwargs with lm-eval's default stop sequence
+    gen = out.results["config"]["tasks"]["colors_lmms"]["config"]["generation"]
+    assert gen == {"max_new_tokens": 8, "temperature": 0.0, "do_sample": False, "until": ["\n\n"]}
+
+
+def test_lmms_group_config_with_aggregate_metric_list(tmp_path):
+    from harness.config.schema import GroupConfig, parse_task_config
+
+    raw = {
+        "group": "g",
+        "task": ["a", "b"],
+        "aggregate_metric_list": [{"metric": "accuracy", "aggregation": "mean", "weight_by_size": True}],
+        "metadata": [{"version": 2.0}],
+    }
+    cfg = parse_task_config(raw, "g.yaml")
+    assert isinstance(cfg, GroupConfig) and cfg.aggregate == "sample_weighted" and cfg.version == 2.0
+    raw["aggregate_metric_list"][0]["weight_by_size"] = False
+    assert parse_task_config(raw, "g.yaml").aggregate == "task_mean"
 
 
 def test_worked_example_through_the_cli(tmp_path, colors_root, plugin_site):
