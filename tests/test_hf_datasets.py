@@ -131,3 +131,24 @@ def test_name_data_files_and_revision_reach_load_dataset(tmp_path, monkeypatch):
     docs = task.load_docs()
     assert [d["doc_id"] for d in docs] == ["a"]
     assert seen == {"path": "owner/videos", "name": "clips", "split": "val", "revision": "abc123"}
+
+
+def test_process_docs_and_data_root_with_the_json_builder(tmp_path, colors_root):
+    """`json` + data_files for the rows, --data for the videos they name, process_docs on the Dataset."""
+    folder = tmp_path / "task"
+    folder.mkdir()
+    (folder / "hooks.py").write_text(
+        "def colors_only(dataset):\n    return dataset.filter(lambda d: d['family'] == 'color')\n"
+    )
+    rows = colors_root / "colors" / "test.jsonl"
+    _task(folder, "json", f", data_files: {{test: {rows}}}, process_docs: hooks.py:colors_only")
+    cfg = RunConfig(
+        tasks=["hf_video"],
+        model="oracle",
+        data=colors_root / "colors",
+        cache_dir=tmp_path / "cache",
+        include_path=[str(folder)],
+        progress=False,
+    )
+    res = run(cfg, load_plugins(include_paths=[folder])).results["results"]["hf_video"]
+    assert res["n_samples"] == 12 and res["n_errors"] == 0 and res["metrics"]["accuracy"]["value"] == 1.0
