@@ -191,7 +191,12 @@ class Task:
 
     def _read_root(self, root: Path, split: str) -> list[dict]:
         """A local dataset folder: `{split}.jsonl` / `.json`, or anything `datasets` reads (parquet, saved)."""
-        if hf_data.is_datasets_path(root, self.config.dataset):
+        ds = self.config.dataset
+        native = root.is_dir() and any(
+            (root / f"{p}{split}.{x}").exists() for p in ("", "data/") for x in ("jsonl", "json")
+        )
+        builder = bool(ds.data_files) and ds.source in hf_data.PACKAGED  # e.g. json + data_files
+        if builder or (not native and hf_data.is_datasets_path(root, ds)):
             return self._load_datasets(root, split)
         return _read_local_split(root, split, self.name)
 
