@@ -9,6 +9,7 @@ them (its `api/task.py`), so the same model outputs give the same metric values.
 - `process_results(doc, [stripped reply])` -> {metric: per-sample value}; without it each metric in
   `metric_list` is `exact_match` (reply == target) or a registered metric over `[reply, target]` pairs.
 - `description` is put before the prompt text, as lmms-eval does.
+- `cluster_key` (the bootstrap's cluster) is a doc field, or a key of process_results' per-sample dicts.
 """
 
 from __future__ import annotations
@@ -149,7 +150,19 @@ class LmmsTask(Task):
         for m in self.config.metrics:
             if m.name not in scores and self.aggregator(m).corpus:
                 scores[m.name] = [answer, target]
+        self._copy_cluster(scores, doc)
         return scores
+
+    def _copy_cluster(self, scores: dict, doc: dict) -> None:
+        """lmms-eval's `cluster_key` names a field of process_results' per-sample dicts (e.g. videoID): when
+        the doc lacks it, the value is copied into the (logged) doc, where the bootstrap reads clusters."""
+        key = self.config.cluster_field
+        if not key or key in doc:
+            return
+        for value in scores.values():
+            if isinstance(value, dict) and key in value:
+                doc[key] = value[key]
+                return
 
 
 def _read_image(path: Path) -> np.ndarray:

@@ -210,3 +210,40 @@ def test_lmms_eval_itself_gives_the_same_values(ported, tmp_path):
     assert theirs.keys() == {"accuracy", "family_balanced"}
     for k, v in theirs.items():
         assert ours[k]["value"] == pytest.approx(v, abs=1e-9)
+
+
+def test_cluster_key_from_process_results(tmp_path, colors_root, with_plugin):
+    """lmms-eval's cluster_key may name a field of process_results' dicts; the CI then clusters by it."""
+    data = colors_root / "colors"
+    folder = tmp_path / "t"
+    folder.mkdir()
+    (folder / "u.py").write_text(
+        "def pr(doc, results):\n"
+        "    ok = float(results[0].split()[-1].rstrip('.') == doc['answer'])\n"
+        "    return {'acc': {'clip': doc['video'], 'ok': ok}}\n\n"
+        "def mean_ok(items):\n"
+        "    return sum(i['ok'] for i in items) / len(items)\n"
+    )
+    (folder / "t.yaml").write_text(
+        "task: clustered\ndataset_path: json\n"
+        f"dataset_kwargs: {{data_files: {{test: {data / 'test.jsonl'}}}}}\n"
+        "test_split: test\ndoc_to_visual: video\ndoc_to_text: question\ndoc_to_target: answer\n"
+        "process_results: !function u.pr\ncluster_key: clip\n"
+        "metric_list: [{metric: acc, aggregation: !function u.mean_ok}]\n"
+    )
+    cfg = RunConfig(
+        tasks=["clustered"],
+        model="counting",
+        model_args={"wrong_every": 3},
+        data=data,
+        cache_dir=tmp_path / "c",
+        output_path=tmp_path / "o",
+        log_samples=True,
+        include_path=[str(folder)],
+        progress=False,
+    )
+    out = run(cfg, load_plugins(include_paths=[folder]))
+    recs = read_samples(out.samples_paths["clustered"])
+    assert all(r["doc"]["clip"] == r["doc"]["video"] for r in recs)
+    m = out.results["results"]["clustered"]["metrics"]["acc"]
+    assert m["ci"][0] is not None and m["ci"][0] <= m["value"] <= m["ci"][1]
