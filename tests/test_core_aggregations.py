@@ -187,3 +187,26 @@ def test_unknown_judge_names_judges_and_models(tmp_path):
 def test_unknown_aggregation_is_a_config_error_naming_task_and_metric():
     with pytest.raises(ConfigError, match="task 't' metric 'm'.*unknown aggregation 'bleu5'"):
         resolve_aggregation("bleu5", None, None, "task 't' metric 'm'")
+
+
+def test_report_and_compare_read_runs_with_corpus_metrics(tmp_path):
+    """Corpus items (pairs) in samples files have no per-sample value: report and compare skip them."""
+    from harness.cli.main import main
+
+    _write_task(tmp_path / "task", METRICS)
+    state = load_plugins(include_paths=[tmp_path / "task"], modules=[_plugin_module()])
+    paths = []
+    for i in range(2):
+        cfg = RunConfig(
+            tasks=["captions"],
+            model="captioner",
+            cache_dir=tmp_path / "cache",
+            output_path=tmp_path / f"out{i}",
+            log_samples=True,
+            include_path=[str(tmp_path / "task")],
+            progress=False,
+        )
+        paths.append(run(cfg, state).results_path)
+    assert main(["report", str(paths[0]), "--out", str(tmp_path / "report")]) == 0
+    assert any((tmp_path / "report").iterdir())
+    assert main(["compare", str(paths[0]), str(paths[1])]) == 0

@@ -23,6 +23,14 @@ def cluster_of(record: dict[str, Any], cluster_field: Optional[str]) -> str:
     return str(record.get("doc_id"))
 
 
+def as_number(v: Any) -> Optional[float]:
+    """A per-sample score as a float; None for a missing score or a corpus metric's item (a pair, a dict),
+    which has no per-sample value (its value is the corpus aggregate in results.json)."""
+    if v is None or isinstance(v, (list, tuple, dict, str)):
+        return None
+    return float(v)
+
+
 def metric_values(
     records: Sequence[dict[str, Any]], metric: str, cluster_field: Optional[str], where: Where = None
 ) -> tuple[list[float], list[str]]:
@@ -31,10 +39,10 @@ def metric_values(
     for r in records:
         if r.get("error") or (where is not None and not where(r)):
             continue
-        v = (r.get("scores") or {}).get(metric)
+        v = as_number((r.get("scores") or {}).get(metric))
         if v is None:
             continue
-        values.append(float(v))
+        values.append(v)
         clusters.append(cluster_of(r, cluster_field))
     return values, clusters
 
@@ -85,10 +93,10 @@ def paired_values(
     def scored(records: Sequence[dict[str, Any]]) -> dict[str, tuple[float, dict]]:
         out = {}
         for r in records:
-            v = (r.get("scores") or {}).get(metric)
+            v = as_number((r.get("scores") or {}).get(metric))
             if r.get("error") or v is None:
                 continue
-            out[str(r.get("doc_id"))] = (float(v), r)
+            out[str(r.get("doc_id"))] = (v, r)
         return out
 
     b, n = scored(base), scored(new)

@@ -20,6 +20,7 @@ import numpy as np
 
 from harness.report.loading import all_tasks, task_config
 from harness.report.sections import Cell, Figure, ReportSection, Table
+from harness.report.stats import as_number
 
 log = logging.getLogger(__name__)
 
@@ -30,8 +31,7 @@ MAX_TEXT = 1500
 
 def _headline_score(run: dict, task: str, rec: dict) -> Optional[float]:
     head = ((run.get("results") or {}).get(task) or {}).get("headline")
-    v = (rec.get("scores") or {}).get(head) if head else None
-    return None if v is None else float(v)
+    return as_number((rec.get("scores") or {}).get(head)) if head else None
 
 
 def choose_samples(run: dict, task: str, n: int) -> list[dict]:
