@@ -106,6 +106,15 @@ def test_lmms_group_config_with_aggregate_metric_list(tmp_path):
     assert parse_task_config(raw, "g.yaml").aggregate == "task_mean"
 
 
+def test_rescore_of_the_worked_example_reproduces_its_metrics(ported, tmp_path):
+    from harness.runner import rescore
+
+    folder, out = ported
+    again = rescore([out.samples_paths["colors_lmms"]], [str(folder)], tmp_path / "re")
+    ours = out.results["results"]["colors_lmms"]["metrics"]
+    assert again.results["results"]["colors_lmms"]["metrics"] == ours
+
+
 def test_worked_example_through_the_cli(tmp_path, colors_root, plugin_site):
     data = colors_root / "colors"
     folder = write_example(tmp_path, data)
