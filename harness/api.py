@@ -1,6 +1,8 @@
 """The public API for plugin authors: everything a task, model, metric or builder plugin needs.
 
-Built-in plugins import only from here (and from `metrics`), exactly as third-party plugins do.
+Built-in plugins import only from here, the other public modules (`harness.hookspecs` for the cheap hook
+marker, `harness.frames` for plugins that read or write video, `harness.report` for report sections) and
+`metrics`, exactly as third-party plugins do; tests/test_core_public_api.py keeps them there.
 """
 
 from harness.builder import Builder, DemoDataset
