@@ -256,3 +256,23 @@ def test_cluster_key_from_process_results(tmp_path, colors_root, with_plugin):
     assert all(r["doc"]["clip"] == r["doc"]["video"] for r in recs)
     m = out.results["results"]["clustered"]["metrics"]["acc"]
     assert m["ci"][0] is not None and m["ci"][0] <= m["value"] <= m["ci"][1]
+
+
+def test_native_build_request_hook_may_return_absolute_paths(tmp_path):
+    """A path the task's own hook returns is the task's responsibility; a relative one keeps the root rule."""
+    from harness.api import MediaPathError, TaskConfig
+    from harness.task import Task
+
+    (tmp_path / "hooks.py").write_text(
+        "from harness.api import Message, TextPart, VideoPart, VideoRef\n"
+        "def build(doc, task):\n"
+        "    return [Message('user', [VideoPart(ref=VideoRef(path=doc['clip'])), TextPart('q')])]\n"
+    )
+    cfg = TaskConfig(task="t", version=1, hooks={"build_request": "hooks.py:build"})
+    task = Task(cfg, tmp_path)
+    task.data_root = tmp_path / "data"
+    (tmp_path / "data").mkdir()
+    msgs = task.build_messages({"doc_id": "0", "clip": "/elsewhere/clip.mp4"})
+    assert msgs[0].content[0].ref.path == "/elsewhere/clip.mp4"
+    with pytest.raises(MediaPathError, match="escapes"):
+        task.build_messages({"doc_id": "1", "clip": "../outside.mp4"})
