@@ -8,7 +8,7 @@ them (its `api/task.py`), so the same model outputs give the same metric values.
 - `doc_to_target(doc)`, a field name, a template (a `[...]` result read as a literal list), an int or a list.
 - `process_results(doc, [stripped reply])` -> {metric: per-sample value}; without it each metric in
   `metric_list` is `exact_match` (reply == target) or a registered metric over `[reply, target]` pairs.
-- `description` is put before the prompt text, as lmms-eval does.
+- `description` (a Jinja2 template of the doc) is put before the prompt text, as lmms-eval does.
 - `cluster_key` (the bootstrap's cluster) is a doc field, or a key of process_results' per-sample dicts.
 """
 
@@ -72,7 +72,8 @@ class LmmsTask(Task):
             text = self._template(value, doc)
         else:
             text = "" if value is None else str(value)
-        return f"{self.lmms.description or ''}{text}"
+        description = self._template(self.lmms.description, doc) if self.lmms.description else ""
+        return f"{description}{text}"
 
     def visuals(self, doc: dict) -> list:
         fn, value = self._fn("doc_to_visual"), self.lmms.doc_to_visual
