@@ -20,12 +20,15 @@ from pathlib import Path
 from typing import Any, Optional
 
 import numpy as np
+from jinja2 import StrictUndefined, TemplateError
+from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-from harness.errors import DataError
+from harness.config.index import FUNCTION_TAG
+from harness.errors import ConfigError, DataError
 from harness.requests import ImagePart, Message, Response, TextPart, VideoPart
 from harness.task import Parsed, Task
-from harness.templates import render
 
+_LM_EVAL_JINJA = ImmutableSandboxedEnvironment(undefined=StrictUndefined, keep_trailing_newline=True)
 _IMAGE_EXTS = {".jpg", ".jpeg", ".png", ".bmp", ".gif", ".tiff", ".webp"}
 
 
@@ -39,12 +42,13 @@ class LmmsTask(Task):
     def _fn(self, key: str) -> Optional[Any]:
         """The lmms function `key` when the config names one by `!function`, else None."""
         value = getattr(self.lmms, key)
-        if isinstance(value, str) and ":" in value:
+        if isinstance(value, dict) and FUNCTION_TAG in value:
             hook_name = f"lmms:{key}"
             if hook_name not in self._hooks:
                 from harness.hooks import load_hook  # noqa: PLC0415
 
-                self._hooks[hook_name] = load_hook(value, self.base_dir, f"task '{self.name}' {key}")
+                ref = value[FUNCTION_TAG]
+                self._hooks[hook_name] = load_hook(ref, self.base_dir, f"task '{self.name}' {key}")
             return self._hooks[hook_name]
         return None
 
@@ -58,7 +62,12 @@ class LmmsTask(Task):
         return merged
 
     def _template(self, text: str, doc: dict) -> str:
-        return render(self.base_dir, None, text, {"doc": doc, **doc}, f"task '{self.name}'")
+        """lm-eval's `apply_template`: the doc's fields rendered as they are (no stripping, trailing newline
+        kept), in Jinja2's sandbox like every template of the harness."""
+        try:
+            return _LM_EVAL_JINJA.from_string(text).render(**doc)
+        except TemplateError as exc:
+            raise ConfigError(f"task '{self.name}': template {text!r}: {type(exc).__name__}: {exc}") from exc
 
     # -- requests ----------------------------------------------------------------------------------
     def render_prompt(self, doc: dict) -> str:

@@ -276,3 +276,24 @@ def test_native_build_request_hook_may_return_absolute_paths(tmp_path):
     assert msgs[0].content[0].ref.path == "/elsewhere/clip.mp4"
     with pytest.raises(MediaPathError, match="escapes"):
         task.build_messages({"doc_id": "1", "clip": "../outside.mp4"})
+
+
+def test_string_doc_functions_follow_lm_eval(tmp_path):
+    """Field names read the doc; other strings are Jinja templates rendered as lm-eval renders them."""
+    from harness.config.schema import parse_task_config
+    from harness.lmms_task import LmmsTask
+
+    raw = {
+        "task": "s",
+        "dataset_path": "json",
+        "description": "Watch {{ video }}.\n\n",
+        "doc_to_text": "Q: {{ question }}\n",
+        "doc_to_target": "{{ options }}",
+    }
+    task = LmmsTask(parse_task_config(raw, "s.yaml"), tmp_path)
+    doc = {"doc_id": "0", "video": "a.mp4", "question": "why?", "options": "['x', 'y']"}
+    assert task.render_prompt(doc) == "Watch a.mp4.\n\nQ: why?\n"
+    assert task.target(doc) == ["x", "y"]  # a "[...]" result is read as a literal list
+    raw.update(doc_to_text="question", doc_to_target="video")
+    task = LmmsTask(parse_task_config(raw, "s.yaml"), tmp_path)
+    assert task.render_prompt(doc).endswith("why?") and task.target(doc) == "a.mp4"

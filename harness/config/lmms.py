@@ -179,7 +179,7 @@ def translate(raw: dict, path: str) -> dict:
     lmms: dict[str, Any] = {}
     for key, field in _LMMS_SECTION.items():
         if raw.get(key) is not None:
-            lmms[field] = ref(raw[key])
+            lmms[field] = raw[key]  # `!function` references stay {"!function": ref}: told apart from strings
     if raw.get("description"):
         lmms["description"] = raw["description"]
     out["lmms"] = lmms

@@ -80,10 +80,10 @@ class LmmsConfig(_Strict):
     """lmms-eval's document functions (hook references or lm-eval's field names / Jinja strings), called
     with lmms-eval's arguments; set when the config is in lm-eval's format (harness/config/lmms.py)."""
 
-    doc_to_visual: Optional[str] = None
-    doc_to_text: Optional[Union[str, int]] = None
-    doc_to_target: Optional[Union[str, int, list]] = None
-    process_results: Optional[str] = None
+    doc_to_visual: Optional[Union[str, dict[str, str]]] = None
+    doc_to_text: Optional[Union[str, int, dict[str, str]]] = None
+    doc_to_target: Optional[Union[str, int, list, dict[str, str]]] = None
+    process_results: Optional[dict[str, str]] = None
     specific_kwargs: Optional[dict[str, Any]] = None
     output_type: str = "generate_until"
     score_key: Optional[str] = None
