@@ -247,7 +247,7 @@ def rescore(
     tasks = [build_task(state, name) for name in per_task]
     for t in tasks:
         for rec in per_task[t.name]:
-            if rec.get("error") and rec["error"]["kind"] != "parse":
+            if rec.get("error") and rec["error"]["kind"] not in ("parse", "score"):
                 continue
             rec["error"] = None
             score_record(t, rec)
