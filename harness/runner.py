@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
@@ -12,6 +13,7 @@ from typing import Any, Optional
 from harness import __version__, distributed
 from harness.adapt import per_clip_budget
 from harness.aggregate import aggregate_group, aggregate_task
+from harness.completeness import mark_completeness
 from harness.config.schema import GroupConfig, parse_task_config
 from harness.errors import ConfigError
 from harness.evaluator import Evaluator, Instance, score_record
@@ -78,6 +80,21 @@ def expand_tasks(state: PluginState, names: list[str]) -> tuple[list[str], dict[
     return order, groups
 
 
+def report_dropped(task: str, dropped: list[dict]) -> None:
+    """Warn (stderr) about rows the loader could not use: how many, why, and the first few."""
+    if not dropped:
+        return
+    reasons = Counter(d.get("reason", "other") for d in dropped)
+    shown = "; ".join(d.get("detail") or d.get("reason", "") for d in dropped[:3])
+    log.warning(
+        "task '%s': %d row(s) dropped by the loader (%s), e.g. %s",
+        task,
+        len(dropped),
+        ", ".join(f"{k}: {v}" for k, v in sorted(reasons.items())),
+        shown,
+    )
+
+
 def load_model(state: PluginState, name: str, args: dict[str, Any]) -> Model:
     """Instantiate a registered model with its --model_args."""
     factory = state.registry.get("model", name).load()
@@ -109,8 +126,12 @@ def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
         judge = JudgeClient(cfg.judge, judge_model, evaluator.responses)
         evaluator.judge = judge
     instances: list[Instance] = []
+    loaded: dict[str, tuple[int, list[dict]]] = {}
     for task in tasks:
-        docs = _apply_limit(task.load_docs(cfg.data, cfg.split), cfg.limit)
+        all_docs = task.load_docs(cfg.data, cfg.split)
+        loaded[task.name] = (len(all_docs), list(task.dropped))
+        report_dropped(task.name, task.dropped)
+        docs = _apply_limit(all_docs, cfg.limit)
         info = TaskInfo(task.name, task.answer_space(docs), prior=lambda t=task: t.prior_table(cfg.data))
         model.prepare_task(info)
         instances.extend(Instance(len(instances), task, d) for d in docs)
@@ -128,15 +149,23 @@ def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
     per_task: dict[str, list[dict]] = {t.name: [] for t in tasks}
     for _, rec in by_index:
         per_task[rec["task"]].append(rec)
-    results = assemble_results(cfg, model, model_name, tasks, groups, per_task, judge, world)
+    results = assemble_results(cfg, model, model_name, tasks, groups, per_task, judge, world, loaded)
+    mark_completeness(results, cfg.max_error_rate)
     out = write_outputs(cfg, model_name, results, per_task)
     out.stats = evaluator.stats
     return out
 
 
-def assemble_results(cfg, model, model_name, tasks, groups, per_task, judge, world) -> dict[str, Any]:
-    """The results dict (see harness/schemas/results.schema.json)."""
-    task_results = {t.name: aggregate_task(t, per_task[t.name], cfg.seed) for t in tasks}
+def assemble_results(
+    cfg, model, model_name, tasks, groups, per_task, judge, world, loaded=None
+) -> dict[str, Any]:
+    """The results dict (see harness/schemas/results.schema.json); `loaded`: task -> (rows the loader
+    gave, rows it dropped)."""
+    loaded = loaded or {}
+    task_results = {
+        t.name: aggregate_task(t, per_task[t.name], cfg.seed, *loaded.get(t.name, (None, None)))
+        for t in tasks
+    }
     task_cfgs = {}
     for t in tasks:
         spec = cfg.frames or t.config.frames
@@ -257,7 +286,15 @@ def rescore(
         else {"schema_version": 1, "harness_version": __version__, "model": {}, "config": {}, "groups": {}}
     )
     seed = results.get("config", {}).get("seed", seed)
-    results["results"] = {t.name: aggregate_task(t, per_task[t.name], seed) for t in tasks}
+    results["results"] = {}
+    for t in tasks:
+        before = (original or {}).get("results", {}).get(t.name) or {}
+        dropped = [{"reason": r, "detail": ""} for r, n in (before.get("dropped") or {}).items() for _ in range(n)]
+        n_rows = before["n_rows"] - before.get("n_dropped", 0) if "n_rows" in before else None
+        res = aggregate_task(t, per_task[t.name], seed, n_rows, dropped)
+        res["dropped_examples"] = before.get("dropped_examples", [])
+        results["results"][t.name] = res
+    mark_completeness(results, results.get("max_error_rate", 0.0))
     results["created"] = timestamp()
     results["rescored_from"] = [Path(p).name for p in samples_files]
     results["samples_files"] = {}
