@@ -15,7 +15,7 @@ from harness.adapt import per_clip_budget
 from harness.aggregate import aggregate_group, aggregate_task
 from harness.completeness import mark_completeness
 from harness.config.schema import GroupConfig, parse_task_config
-from harness.errors import ConfigError
+from harness.errors import ConfigError, UnknownNameError
 from harness.evaluator import Evaluator, Instance, score_record
 from harness.hooks import load_hook
 from harness.judging import JudgeClient
@@ -33,7 +33,7 @@ from harness.results import (
     write_samples,
 )
 from harness.run_config import RunConfig
-from harness.task import Task
+from harness.task import Parsed, Task
 
 log = logging.getLogger("harness.runner")
 
@@ -54,7 +54,9 @@ def build_task(state: PluginState, name: str) -> Task:
     cfg = parse_task_config(entry.extra["config"], entry.extra["path"])
     if isinstance(cfg, GroupConfig):
         raise ConfigError(f"'{name}' is a group, not a task")
-    return Task(cfg, Path(entry.extra["path"]).parent, entry.plugin, entry.plugin_version)
+    task = Task(cfg, Path(entry.extra["path"]).parent, entry.plugin, entry.plugin_version)
+    task.config_path = Path(entry.extra["path"])
+    return task
 
 
 def expand_tasks(state: PluginState, names: list[str]) -> tuple[list[str], dict[str, GroupConfig]]:
@@ -95,6 +97,73 @@ def report_dropped(task: str, dropped: list[dict]) -> None:
     )
 
 
+def check_loaded(task: Task, docs: list[dict], split: Optional[str]) -> None:
+    """ConfigError (exit 2, before any model call) when a task's split gave no row at all."""
+    if docs:
+        return
+    split = split or task.config.dataset.split
+    where = f" in {task.data_root}" if task.data_root is not None else ""
+    dropped = Counter(d.get("reason", "other") for d in task.dropped)
+    why = (
+        f"; all {len(task.dropped)} rows were dropped ({', '.join(f'{k}: {v}' for k, v in sorted(dropped.items()))}"
+        f"; e.g. {task.dropped[0].get('detail', '')})"
+        if task.dropped
+        else ""
+    )
+    raise ConfigError(
+        f"task '{task.name}' ({getattr(task, 'config_path', task.base_dir)}): split '{split}'{where} loaded 0 rows"
+        f"{why}; check --data, --split and the task's dataset options"
+    )
+
+
+def check_metric_names(task: Task, docs: list[dict]) -> None:
+    """ConfigError (exit 2, before any model call) when a metric the YAML declares is not a key the task's
+    score hook returns; the keys are read from scoring an invalid answer to the first row (no model needed).
+    A score hook that cannot score that probe is checked after the run instead (see `unreturned_metrics`)."""
+    if not docs:
+        return
+    try:
+        keys = set(task.score(Parsed(answer=None, valid=False, note="probe"), task.target(docs[0]), docs[0]))
+    except Exception:  # noqa: BLE001 - a hook that cannot score the probe is checked on real answers later
+        return
+    missing = [m.name for m in task.config.metrics if m.name not in keys]
+    if missing:
+        raise ConfigError(_metric_message(task, missing, keys))
+
+
+def _metric_message(task: Task, missing: list[str], keys: set[str]) -> str:
+    return (
+        f"task '{task.name}' ({getattr(task, 'config_path', task.base_dir)}): metric(s) "
+        f"{', '.join(repr(m) for m in missing)} declared under `metrics:` but the score hook returns "
+        f"{', '.join(sorted(keys)) or 'no keys'}; rename the metric to one of those keys"
+    )
+
+
+def unreturned_metrics(task: Task, records: list[dict]) -> Optional[str]:
+    """A reason (for the results' incomplete_reasons) when scored samples never returned a declared metric."""
+    scored = [r for r in records if not r.get("error")]
+    if not scored:
+        return None
+    keys = {k for r in scored for k in (r.get("scores") or {})}
+    missing = [m.name for m in task.config.metrics if m.name not in keys]
+    return _metric_message(task, missing, keys) if missing else None
+
+
+def _expand_reporting_broken(state: PluginState, names: list[str]) -> tuple[list[str], dict[str, GroupConfig]]:
+    """expand_tasks, naming the task files that failed to load: as a warning, or in the error when a
+    requested name is unknown (it may be defined in one of them)."""
+    broken = [f"{info.name}: {err}" for info in state.broken() for err in info.errors]
+    try:
+        out = expand_tasks(state, names)
+    except UnknownNameError as exc:
+        if not broken:
+            raise
+        raise ConfigError(f"{exc}\nthese plugins or task files failed to load:\n  " + "\n  ".join(broken)) from None
+    for line in broken:
+        log.warning("plugin or task file failed to load: %s", line)
+    return out
+
+
 def load_model(state: PluginState, name: str, args: dict[str, Any]) -> Model:
     """Instantiate a registered model with its --model_args."""
     factory = state.registry.get("model", name).load()
@@ -115,7 +184,7 @@ def _apply_limit(docs: list[dict], limit) -> list[dict]:
 def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
     """Evaluate cfg.model on cfg.tasks; rank 0 writes results (and samples with log_samples)."""
     state = state or load_plugins(cfg.include_path)
-    names, groups = expand_tasks(state, cfg.tasks)
+    names, groups = _expand_reporting_broken(state, cfg.tasks)
     tasks = [build_task(state, n) for n in names]
     model = load_model(state, cfg.model, cfg.model_args)
     model_name = getattr(model, "display_name", None) or cfg.model
@@ -131,6 +200,8 @@ def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
         all_docs = task.load_docs(cfg.data, cfg.split)
         loaded[task.name] = (len(all_docs), list(task.dropped))
         report_dropped(task.name, task.dropped)
+        check_loaded(task, all_docs, cfg.split)
+        check_metric_names(task, all_docs)
         docs = _apply_limit(all_docs, cfg.limit)
         info = TaskInfo(task.name, task.answer_space(docs), prior=lambda t=task: t.prior_table(cfg.data))
         model.prepare_task(info)
@@ -151,6 +222,11 @@ def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
         per_task[rec["task"]].append(rec)
     results = assemble_results(cfg, model, model_name, tasks, groups, per_task, judge, world, loaded)
     mark_completeness(results, cfg.max_error_rate)
+    for t in tasks:
+        reason = unreturned_metrics(t, per_task[t.name])
+        if reason:
+            results["complete"] = False
+            results["incomplete_reasons"].append(reason)
     out = write_outputs(cfg, model_name, results, per_task)
     out.stats = evaluator.stats
     return out
