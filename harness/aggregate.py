@@ -78,9 +78,9 @@ def accounting(records: list[dict], dropped: list[dict] = (), n_rows: Optional[i
         "n_errors": sum(errors.values()),
         "errors": dict(sorted(errors.items())),
         "errors_by_reason": {k: dict(sorted(v.items())) for k, v in sorted(by_reason.items())},
-        "error_examples": [
-            {"doc_id": r.get("doc_id"), **r["error"]} for r in records if r.get("error")
-        ][:ERROR_EXAMPLES],
+        "error_examples": [{"doc_id": r.get("doc_id"), **r["error"]} for r in records if r.get("error")][
+            :ERROR_EXAMPLES
+        ],
         "n_dropped": sum(drops.values()),
         "dropped": dict(sorted(drops.items())),
         "dropped_examples": [dict(d) for d in list(dropped)[:DROPPED_EXAMPLES]],

@@ -19,7 +19,9 @@ DEFAULT_MAX_ERROR_RATE = 0.0
 def check_max_error_rate(value: float) -> float:
     """The --max_error_rate value, checked: a share between 0 and 1."""
     if not 0.0 <= float(value) <= 1.0:
-        raise ConfigError(f"--max_error_rate {value}: expected a share of samples between 0 and 1 (e.g. 0.05)")
+        raise ConfigError(
+            f"--max_error_rate {value}: expected a share of samples between 0 and 1 (e.g. 0.05)"
+        )
     return float(value)
 
 
@@ -41,7 +43,9 @@ def task_problems(name: str, res: dict[str, Any], max_error_rate: float) -> list
 def mark_completeness(results: dict[str, Any], max_error_rate: float = DEFAULT_MAX_ERROR_RATE) -> list[str]:
     """Set `complete`, `incomplete_reasons` and `max_error_rate` in a results dict; return the reasons."""
     problems = [
-        p for name, res in (results.get("results") or {}).items() for p in task_problems(name, res, max_error_rate)
+        p
+        for name, res in (results.get("results") or {}).items()
+        for p in task_problems(name, res, max_error_rate)
     ]
     if not results.get("results"):
         problems.append("no task was evaluated")
@@ -56,7 +60,9 @@ def first_errors(results: dict[str, Any], limit: int = 5) -> list[str]:
     out = []
     for name, res in (results.get("results") or {}).items():
         for e in res.get("error_examples") or []:
-            out.append(f"{name} doc '{e.get('doc_id')}': {e.get('kind')}/{e.get('reason')}: {e.get('message')}")
+            out.append(
+                f"{name} doc '{e.get('doc_id')}': {e.get('kind')}/{e.get('reason')}: {e.get('message')}"
+            )
     return out[:limit]
 
 
@@ -76,7 +82,7 @@ def refuse_incomplete(runs: list[dict[str, Any]], command: str) -> None:
         for r in bad
     ]
     raise ConfigError(
-        f"{command}: {len(bad)} run(s) are incomplete (\"complete\": false):\n  "
+        f'{command}: {len(bad)} run(s) are incomplete ("complete": false):\n  '
         + "\n  ".join(lines)
         + f"\nfix and rerun them, or pass --allow_incomplete to {command} them anyway"
     )

@@ -88,7 +88,9 @@ def _make_register(registry: Registry, info: PluginInfo, kind: str, base_dir: Op
             path = Path(name)
             if not path.is_absolute() and base_dir is not None:
                 path = base_dir / path
-            for entry in index_task_path(path, plugin=info.name, plugin_version=info.version, errors=info.errors):
+            for entry in index_task_path(
+                path, plugin=info.name, plugin_version=info.version, errors=info.errors
+            ):
                 registry.add(entry)
                 info.registered.setdefault("task", []).append(entry.name)
             return

@@ -149,7 +149,9 @@ def unreturned_metrics(task: Task, records: list[dict]) -> Optional[str]:
     return _metric_message(task, missing, keys) if missing else None
 
 
-def _expand_reporting_broken(state: PluginState, names: list[str]) -> tuple[list[str], dict[str, GroupConfig]]:
+def _expand_reporting_broken(
+    state: PluginState, names: list[str]
+) -> tuple[list[str], dict[str, GroupConfig]]:
     """expand_tasks, naming the task files that failed to load: as a warning, or in the error when a
     requested name is unknown (it may be defined in one of them)."""
     broken = [f"{info.name}: {err}" for info in state.broken() for err in info.errors]
@@ -158,7 +160,9 @@ def _expand_reporting_broken(state: PluginState, names: list[str]) -> tuple[list
     except UnknownNameError as exc:
         if not broken:
             raise
-        raise ConfigError(f"{exc}\nthese plugins or task files failed to load:\n  " + "\n  ".join(broken)) from None
+        raise ConfigError(
+            f"{exc}\nthese plugins or task files failed to load:\n  " + "\n  ".join(broken)
+        ) from None
     for line in broken:
         log.warning("plugin or task file failed to load: %s", line)
     return out
@@ -365,7 +369,9 @@ def rescore(
     results["results"] = {}
     for t in tasks:
         before = (original or {}).get("results", {}).get(t.name) or {}
-        dropped = [{"reason": r, "detail": ""} for r, n in (before.get("dropped") or {}).items() for _ in range(n)]
+        dropped = [
+            {"reason": r, "detail": ""} for r, n in (before.get("dropped") or {}).items() for _ in range(n)
+        ]
         n_rows = before["n_rows"] - before.get("n_dropped", 0) if "n_rows" in before else None
         res = aggregate_task(t, per_task[t.name], seed, n_rows, dropped)
         res["dropped_examples"] = before.get("dropped_examples", [])

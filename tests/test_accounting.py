@@ -6,13 +6,13 @@ import json
 import shutil
 
 import pytest
+from test_reliability_run import _break_videos
 
 from conftest import harness_env, run_harness
 from harness.plugins import load_plugins
 from harness.results import validate_results
 from harness.run_config import RunConfig
 from harness.runner import run
-from test_reliability_run import _break_videos
 
 
 @pytest.fixture
@@ -32,7 +32,9 @@ def _cli(tmp_path, plugin_site, root, *extra, model="oracle", tasks="colors_qa")
 
 
 def test_results_account_for_every_row_by_kind_and_reason(broken_root, tmp_path, with_plugin):
-    cfg = RunConfig(tasks=["colors_all"], model="oracle", data=broken_root, cache_dir=tmp_path / "c", progress=False)
+    cfg = RunConfig(
+        tasks=["colors_all"], model="oracle", data=broken_root, cache_dir=tmp_path / "c", progress=False
+    )
     results = run(cfg, load_plugins()).results
     validate_results(results)
     res = results["results"]["colors_qa"]
@@ -74,7 +76,9 @@ def test_server_down_exits_5_with_the_reason(colors_root, tmp_path, plugin_site)
     assert results["results"]["colors_qa"]["errors_by_reason"] == {"generation": {"ConnectionError": 24}}
 
 
-def test_compare_and_leaderboard_refuse_incomplete_runs_unless_allowed(broken_root, colors_root, tmp_path, plugin_site):
+def test_compare_and_leaderboard_refuse_incomplete_runs_unless_allowed(
+    broken_root, colors_root, tmp_path, plugin_site
+):
     r, _ = _cli(tmp_path / "good", plugin_site, colors_root)
     assert r.returncode == 0, r.stderr
     r, _ = _cli(tmp_path / "bad", plugin_site, broken_root)
@@ -83,7 +87,12 @@ def test_compare_and_leaderboard_refuse_incomplete_runs_unless_allowed(broken_ro
     bad = next((tmp_path / "bad" / "out").rglob("results_*.json"))
     env = harness_env(plugin_site)
     r = run_harness(["compare", str(good), str(bad)], env)
-    assert r.returncode == 2 and "incomplete" in r.stderr and str(bad) in r.stderr and "--allow_incomplete" in r.stderr
+    assert (
+        r.returncode == 2
+        and "incomplete" in r.stderr
+        and str(bad) in r.stderr
+        and "--allow_incomplete" in r.stderr
+    )
     r = run_harness(["compare", str(good), str(bad), "--allow_incomplete"], env)
     assert r.returncode in (0, 4), r.stderr
     board = tmp_path / "board.md"

@@ -116,7 +116,10 @@ def _fuzz_cases(doc: dict) -> list[tuple[str, object]]:
     if frames:
         n = len(frames)
         h, w = int(doc.get("height") or 8), int(doc.get("width") or 8)
-        boxes = [{"boxes": (b["boxes"] * n if isinstance(b["boxes"], list) else b["boxes"])} for b in FUZZED_STRUCTURED_BOXES]
+        boxes = [
+            {"boxes": (b["boxes"] * n if isinstance(b["boxes"], list) else b["boxes"])}
+            for b in FUZZED_STRUCTURED_BOXES
+        ]
         cases += [("", s) for s in _rle_garbage(h, w, n) + boxes]
     return cases
 

@@ -16,7 +16,6 @@ from harness.completeness import refuse_incomplete
 from harness.errors import EXIT_OK, EXIT_REGRESSION, ConfigError
 from harness.results import atomic_write_text
 
-
 ALLOW_INCOMPLETE_HELP = 'also use runs whose results file says "complete": false (see docs/cli.md, exit 5)'
 
 

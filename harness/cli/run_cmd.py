@@ -115,7 +115,7 @@ def _exit_code(results: dict) -> int:
     """EXIT_OK, or EXIT_INCOMPLETE with the reasons and the first errors on stderr."""
     if is_complete(results):
         return EXIT_OK
-    print("incomplete run (exit 5); the results file says \"complete\": false:", file=sys.stderr)
+    print('incomplete run (exit 5); the results file says "complete": false:', file=sys.stderr)
     for reason in results.get("incomplete_reasons", []):
         print(f"  {reason}", file=sys.stderr)
     n_errors = sum(int(r.get("n_errors", 0)) for r in results.get("results", {}).values())

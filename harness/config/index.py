@@ -119,5 +119,7 @@ def _entries_of_file(f: Path, plugin: str, plugin_version: str) -> list[Entry]:
         else:
             raise ConfigError(f"{f}: expected a 'task: <name>' (or 'group: <name>' with a 'task' list)")
         extra = {"path": str(f), "config": cfg, "group": is_group}
-        entries.append(Entry("task", str(name), None, cfg.get("description", ""), plugin, plugin_version, extra))
+        entries.append(
+            Entry("task", str(name), None, cfg.get("description", ""), plugin, plugin_version, extra)
+        )
     return entries

@@ -20,7 +20,13 @@ class CountingModel(Model):
     capabilities = Capabilities(video=True, multi_video=True, images=True)
 
     def __init__(
-        self, log: str = "", delay: float = 0.0, wrong_every: int = 0, max_frames: int = 0, down: int = 0, **kw
+        self,
+        log: str = "",
+        delay: float = 0.0,
+        wrong_every: int = 0,
+        max_frames: int = 0,
+        down: int = 0,
+        **kw,
     ):
         super().__init__(log=log, delay=delay, wrong_every=wrong_every, **kw)
         if max_frames:
