@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import logging
 import math
 from collections import Counter, defaultdict
 from typing import Any, Optional
 
 from harness.task import Task
+
+log = logging.getLogger("harness.aggregate")
 
 N_BOOTSTRAP = 1000
 ERROR_EXAMPLES = 5  # first errors shown with their message in results (all are counted)
@@ -137,7 +140,11 @@ def aggregate_task(
         out["breakdowns"][label] = table
     hook = task.hook("aggregate")
     if hook is not None:
-        out["tables"] = hook(records, task)
+        try:
+            out["tables"] = hook(records, task)
+        except Exception as exc:  # a task bug: the results file is still written, the run is incomplete
+            out["tables_error"] = f"aggregate hook raised {type(exc).__name__}: {exc}"
+            log.warning("task '%s': %s", task.name, out["tables_error"])
     return out
 
 

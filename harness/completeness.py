@@ -1,7 +1,8 @@
 """Is a run complete? A run whose numbers cannot stand alone says so in its results file and exit code.
 
-A task is incomplete when it scored nothing, or when its share of errored samples (harness-side failures:
-media, request, generation, score) exceeds `--max_error_rate` (default 0). The results file is written
+A task is incomplete when it scored nothing, when its share of errored samples (harness-side failures:
+media, request, generation, score) exceeds `--max_error_rate` (default 0), or when its aggregate hook (the
+paper's tables) raised. The results file is written
 either way, with `"complete": false` and the problems listed; the CLI then exits with EXIT_INCOMPLETE (5)
 and prints the problems and the first errors. `compare` and `leaderboard` refuse incomplete runs unless
 `--allow_incomplete` is given.
@@ -29,6 +30,8 @@ def task_problems(name: str, res: dict[str, Any], max_error_rate: float) -> list
     """Why one task's result is incomplete (empty when it is complete)."""
     n, errors, scored = int(res.get("n_samples", 0)), int(res.get("n_errors", 0)), int(res.get("n_scored", 0))
     kinds = ", ".join(f"{k}: {v}" for k, v in sorted((res.get("errors") or {}).items()))
+    if res.get("tables_error"):
+        return [f"task '{name}': its paper tables are missing: {res['tables_error']}"]
     if scored == 0:
         why = f"all {n} samples are errors ({kinds})" if n else "no sample was evaluated"
         return [f"task '{name}' scored nothing: {why}"]
@@ -47,6 +50,9 @@ def mark_completeness(results: dict[str, Any], max_error_rate: float = DEFAULT_M
         for name, res in (results.get("results") or {}).items()
         for p in task_problems(name, res, max_error_rate)
     ]
+    for name, group in (results.get("groups") or {}).items():
+        if group.get("tables_error"):
+            problems.append(f"group '{name}': its paper tables are missing: {group['tables_error']}")
     if not results.get("results"):
         problems.append("no task was evaluated")
     results["complete"] = not problems

@@ -306,7 +306,11 @@ def _group_results(name: str, cfg: GroupConfig, groups: dict[str, GroupConfig], 
     if cfg.hooks.aggregate:
         base = Path(cfg.metadata.get("_base_dir", "."))
         hook = load_hook(cfg.hooks.aggregate, base, f"group '{name}' hook 'aggregate'")
-        out["tables"] = hook({t: task_results[t] for t in out["tasks"]})
+        try:
+            out["tables"] = hook({t: task_results[t] for t in out["tasks"]})
+        except Exception as exc:  # a plugin bug: the results file is still written, the run is incomplete
+            out["tables_error"] = f"aggregate hook raised {type(exc).__name__}: {exc}"
+            log.warning("group '%s': %s", name, out["tables_error"])
     return out
 
 

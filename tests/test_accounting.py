@@ -143,3 +143,22 @@ def test_one_bad_yaml_is_named_and_hides_no_other_task_of_the_folder(tmp_path, c
     assert r.returncode == 0 and "broken.yaml" in r.stderr, r.stderr
     r, _ = _cli(tmp_path, None, colors_root, "--include_path", str(folder), tasks="colors_broken")
     assert r.returncode == 2 and "unknown task 'colors_broken'" in r.stderr and "broken.yaml" in r.stderr
+
+
+def test_an_aggregate_hook_that_raises_still_writes_results_marked_incomplete(tmp_path, colors_root):
+    folder = _task_folder(tmp_path)
+    (folder / "hooks.py").write_text(
+        (folder / "hooks.py").read_text()
+        + "\n\ndef broken_tables(records, task):\n    raise KeyError('tier')\n"
+    )
+    yaml_file = folder / "colors.yaml"
+    yaml_file.write_text(
+        yaml_file.read_text().replace(
+            "  parse: hooks.py:parse\n", "  parse: hooks.py:parse\n  aggregate: hooks.py:broken_tables\n", 1
+        )
+    )
+    r, results = _cli(tmp_path, None, colors_root, "--include_path", str(folder))
+    assert r.returncode == 5, r.stderr
+    res = results["results"]["colors_qa"]
+    assert "KeyError" in res["tables_error"] and res["metrics"]["accuracy"]["value"] == 1.0
+    assert "paper tables are missing" in r.stderr
