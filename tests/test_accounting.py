@@ -162,3 +162,17 @@ def test_an_aggregate_hook_that_raises_still_writes_results_marked_incomplete(tm
     res = results["results"]["colors_qa"]
     assert "KeyError" in res["tables_error"] and res["metrics"]["accuracy"]["value"] == 1.0
     assert "paper tables are missing" in r.stderr
+
+
+def test_dropped_rows_are_shown_and_recorded(tmp_path, colors_root, plugin_site):
+    root = tmp_path / "data"
+    shutil.copytree(colors_root, root)
+    split = root / "colors" / "test.jsonl"
+    split.write_text(split.read_text() + "{not json\n[1, 2]\n")
+    r, results = _cli(tmp_path, plugin_site, root)
+    assert r.returncode == 0, r.stderr
+    assert "2 row(s) dropped by the loader (invalid_json: 1, not_a_mapping: 1)" in r.stderr
+    assert "test.jsonl line 25" in r.stderr
+    res = results["results"]["colors_qa"]
+    assert res["n_rows"] == 26 and res["dropped"] == {"invalid_json": 1, "not_a_mapping": 1}
+    assert res["coverage"] == pytest.approx(24 / 26) and "| 2 |" in r.stdout
