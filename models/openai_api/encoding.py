@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from harness.requests import ImagePart, Request, TextPart, VideoPart
+from harness.requests import ImagePart, Request, TextPart, VideoPart, label_text
 
 FORMATS = {"jpeg": "image/jpeg", "png": "image/png"}
 
@@ -58,11 +58,11 @@ def to_messages(
                         "has no decoded frames; the harness must decode it first"
                     )
                 if part.label:
-                    content.append({"type": "text", "text": f"{part.label}:"})
+                    content.append({"type": "text", "text": label_text(part.label)})
                 content.extend(_image_part(frame, fmt, quality, detail) for frame in part.frames)
             elif isinstance(part, ImagePart):
                 if part.label:
-                    content.append({"type": "text", "text": f"{part.label}:"})
+                    content.append({"type": "text", "text": label_text(part.label)})
                 content.append(_image_part(part.image, fmt, quality, detail))
             else:
                 raise TypeError(
