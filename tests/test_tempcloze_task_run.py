@@ -255,6 +255,8 @@ def test_reordering_analysis_gives_the_known_flip_rates(virtual_root, tmp_path):
             sum(r == k for r in right_at.values()) / n
         )
     assert overall["accuracy_mean"] == pytest.approx(0.25)
+    accs = overall["accuracy_by_order"].values()
+    assert overall["accuracy_range"] == pytest.approx(max(accs) - min(accs))  # the public plot's range
     assert overall["orders_right_histogram"] == {"4": 0, "3": 0, "2": 0, "1": n, "0": 0}
 
     out2 = _run(
@@ -262,7 +264,7 @@ def test_reordering_analysis_gives_the_known_flip_rates(virtual_root, tmp_path):
     )
     stable = out2.results["results"]["tempcloze_hard_reorder"]["tables"]["reordering"]["overall"]
     assert stable["clip_flip_rate"] == 0.0 and stable["correctness_flip_rate"] == 0.0
-    assert stable["accuracy_std"] == 0.0
+    assert stable["accuracy_std"] == 0.0 and stable["accuracy_range"] == 0.0
     assert set(stable["orders_right_histogram"]) == {"4", "3", "2", "1", "0"}
     assert stable["orders_right_histogram"]["4"] + stable["orders_right_histogram"]["0"] == n
 
