@@ -169,3 +169,41 @@ def test_dimension_key_c_counts_as_progression_in_every_table(release_root, tmp_
     n = len(recs) // 3
     assert tables["per_dimension"]["P"]["n_items"] == n and tables["joint"]["n_videos"] == n
     assert tables["mean_over_dimensions"]["n_dimensions"] == 3
+
+
+class SecondTry(Model):
+    """Unparsable first reply, a valid one after: per request as many replies as generation `n` asks."""
+
+    name = "second_try"
+    uses_hints = True
+    capabilities = Capabilities(video=True, multi_video=True, images=True, max_frames=1)
+
+    def generate(self, requests):
+        out = []
+        for r in requests:
+            n = int(r.gen_kwargs.get("n", 1))
+            replies = ["Let me look at the clips again."] + [json.dumps({"answer": "A", "reason": "r"})] * (
+                n - 1
+            )
+            out.append(Response(text=replies[0], structured={"samples": replies} if n > 1 else None))
+        return out
+
+
+def test_the_public_retry_protocol_is_a_task_option_recorded_in_the_results(release_root, tmp_path):
+    state = load_plugins()
+    state.registry.add(Entry("model", "second_try", SecondTry, plugin="tests"))
+    out = run_tasks(tmp_path, release_root, ["tempcloze_all", "tempcloze_all_retry3"], "second_try", state)
+    once, retry = (out.results["results"][t] for t in ("tempcloze_all", "tempcloze_all_retry3"))
+    n = once["n_samples"]
+    # one request (the default): the unparsable reply is invalid; three attempts: the second reply counts
+    assert once["tables"]["counts"]["n_invalid"] == n and once["tables"]["protocol"]["attempts"] == 1
+    assert retry["tables"]["counts"]["n_invalid"] == 0
+    assert retry["tables"]["protocol"] == {
+        **retry["tables"]["protocol"],
+        "attempts": 3,
+        "answered_at_attempt": {"2": n},
+    }
+    cfg = out.results["config"]["tasks"]["tempcloze_all_retry3"]["config"]
+    assert cfg["dataset"]["options"]["attempts"] == 3 and cfg["generation"]["n"] == 3
+    recs = samples(out, "tempcloze_all_retry3")
+    assert all(r["parsed"]["extra"]["attempt"] == 2 for r in recs)

@@ -202,6 +202,11 @@ def dimension_cells(records: list[dict]) -> dict[str, Any]:
     }
 
 
+ATTEMPTS_NOTE = (
+    "replies read per request, the first parsable counts: 1 = one request (the harness's default), "
+    "3 = the public evaluation's retry protocol (option `attempts`, e.g. task tempcloze_all_retry3)"
+)
+
 SOURCE_NOTE = (
     "per dataset source (the paper's Appendix E): accuracy per dimension and their mean, and joint "
     "per-video accuracy over the source's videos whose S, A and P answers are all valid"
@@ -273,4 +278,16 @@ def aggregate(records: list[dict], task: Task) -> dict[str, Any]:
         tables["visible_span"] = visible_span_table(records)
     if any(int(d.get("n_samples", 1)) > 1 for d in docs):
         tables["pass_at_k"] = pass_at_k_table(records)
+    attempts = sorted({int(d.get("attempts", 1)) for d in docs})
+    tables["protocol"] = {
+        "attempts": attempts[-1] if attempts else 1,
+        "note": ATTEMPTS_NOTE,
+        "answered_at_attempt": dict(
+            sorted(
+                Counter(
+                    str((_parsed(r).get("extra") or {}).get("attempt", 1)) for r in records if is_valid(r)
+                ).items()
+            )
+        ),
+    }
     return tables

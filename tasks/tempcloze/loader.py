@@ -53,6 +53,7 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "rotations": [0],
     "context": "both",  # both | beginning | end
     "samples": 1,  # answers per request (test-time scaling)
+    "attempts": 1,  # replies read per request, the first parsable counts (the public 3-retry protocol: 3)
     "media": "auto",  # auto | files | virtual
     "context_frames": [None],  # visible span: K context frames shown (None: all), one doc per value
 }
@@ -90,6 +91,13 @@ def _options(options: dict) -> dict[str, Any]:
     opts["context_frames"] = spans
     if int(opts["samples"]) < 1:
         raise DataError(f"tempcloze loader: option 'samples' must be at least 1, got {opts['samples']}")
+    if int(opts["attempts"]) < 1:
+        raise DataError(f"tempcloze loader: option 'attempts' must be at least 1, got {opts['attempts']}")
+    if int(opts["attempts"]) > 1 and int(opts["samples"]) > 1:
+        raise DataError(
+            "tempcloze loader: options 'attempts' and 'samples' are both above 1; retries (attempts) and "
+            "test-time scaling (samples) are separate protocols: set one of them"
+        )
     return opts
 
 
@@ -237,6 +245,7 @@ def _base_doc(item: Item, stem: str, opts: dict) -> dict[str, Any]:
         "mode": item.mode,
         "context": opts["context"],
         "n_samples": int(opts["samples"]),
+        "attempts": int(opts["attempts"]),
         "context_frames": opts["context_frames"][0],
         "span": span_name(opts["context_frames"][0]),
     }
