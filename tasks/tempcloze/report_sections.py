@@ -96,20 +96,21 @@ def joint_table(runs: Sequence[dict], task: str) -> Table:
     )
     for r in runs:
         tb = _tables(r, task)
-        joint = tb.get("joint") or {}
-        table.add_row(
-            r["_label"],
-            [
-                Cell(
-                    (joint.get(key) or {}).get("value"),
-                    None,
-                    (joint.get(key) or {}).get("n"),
-                    chance=_chance(tb, chance_key),
-                )
-                for key, _, chance_key in JOINT
-            ],
-        )
+        table.add_row(r["_label"], _joint_cells(tb.get("joint") or {}, tb))
     return table
+
+
+def _joint_cells(joint: dict, tb: dict) -> list[Cell]:
+    """The >=1, >=2, 3/3 and pair cells of a joint table, each with its n and chance level."""
+    return [
+        Cell(
+            (joint.get(key) or {}).get("value"),
+            None,
+            (joint.get(key) or {}).get("n"),
+            chance=_chance(tb, chance_key),
+        )
+        for key, _, chance_key in JOINT
+    ]
 
 
 def _kinds(runs: Sequence[dict], task: str, dim: str) -> list[str]:
@@ -244,7 +245,6 @@ def source_table(runs: Sequence[dict], task: str) -> Table:
         by = (tb.get("by_source") or {}).get("by_source") or {}
         for src, row in by.items():
             per = row.get("per_dimension") or {}
-            joint = row.get("joint") or {}
             cells = [
                 Cell(
                     (per.get(d) or {}).get("accuracy"),
@@ -255,15 +255,7 @@ def source_table(runs: Sequence[dict], task: str) -> Table:
                 for d, _ in DIMS
             ]
             cells.append(Cell((row.get("mean_over_dimensions") or {}).get("accuracy"), chance=_chance(tb)))
-            cells += [
-                Cell(
-                    (joint.get(key) or {}).get("value"),
-                    None,
-                    (joint.get(key) or {}).get("n"),
-                    chance=_chance(tb, chance_key),
-                )
-                for key, _, chance_key in JOINT
-            ]
+            cells += _joint_cells(row.get("joint") or {}, tb)
             table.add_row(f"{r['_label']} · {src}", cells)
     return table
 
