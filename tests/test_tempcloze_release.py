@@ -62,6 +62,15 @@ def test_frame_density_group_runs_8_12_16_and_20_frames(release_root, tmp_path):
         "tempcloze_hard_frames20": 20,
     }
     assert set(out.results["groups"]["tempcloze_hard_frames"]["tasks"]) == set(counts)
+    density = out.results["groups"]["tempcloze_hard_frames"]["tables"]["frame_density"]
+    assert density["counts"] == ["8", "12", "16", "20"]
+    for n, task in zip(density["counts"], counts, strict=True):
+        per = out.results["results"][task]["tables"]["per_dimension"]
+        assert density["by_count"][n]["task"] == task
+        assert density["by_count"][n]["A"]["accuracy"] == per["A"]["accuracy"]
+    assert main(["report", str(out.results_path), "--out", str(tmp_path / "report")]) == 0
+    md = next((tmp_path / "report").glob("*.md")).read_text()
+    assert "tempcloze_hard_frames: accuracy by frames per clip (%)" in md and "| 20 frames (chance" in md
     for task, n in counts.items():
         for rec in samples(out, task):
             shown = [len(m["indices"]) for m in rec["media"]]

@@ -278,6 +278,7 @@ def aggregate(records: list[dict], task: Task) -> dict[str, Any]:
         tables["visible_span"] = visible_span_table(records)
     if any(int(d.get("n_samples", 1)) > 1 for d in docs):
         tables["pass_at_k"] = pass_at_k_table(records)
+    tables["frames_per_clip"] = getattr(task.config.frames, "count", None) if task is not None else None
     attempts = sorted({int(d.get("attempts", 1)) for d in docs})
     tables["protocol"] = {
         "attempts": attempts[-1] if attempts else 1,

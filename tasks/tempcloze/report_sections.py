@@ -351,6 +351,44 @@ def task_sections(runs: Sequence[dict], task: str) -> ReportSection:
     return ReportSection(f"TempCloze: {task}", "", tables, figures, level=3, key=f"tempcloze-{task}")
 
 
+def frame_density_table(runs: Sequence[dict], group: str) -> Table:
+    """The frame-density figure's numbers: one row per model and dimension, one column per frame count."""
+    counts: list[str] = []
+    for r in runs:
+        fd = ((((r.get("groups") or {}).get(group) or {}).get("tables") or {}).get("frame_density")) or {}
+        counts += [c for c in fd.get("counts") or [] if c not in counts]
+    counts.sort(key=int)
+    table = Table(
+        f"{group}: accuracy by frames per clip (%)",
+        [f"{c} frames" for c in counts],
+        note="TempCloze-Hard at each frame count (public subset/eval_frames.py); invalid answers excluded.",
+    )
+    for r in runs:
+        fd = ((((r.get("groups") or {}).get(group) or {}).get("tables") or {}).get("frame_density")) or {}
+        by = fd.get("by_count") or {}
+        if not by:
+            continue
+        for key, name in [*DIMS, ("overall", "Overall")]:
+            cells = [
+                Cell(((by.get(c) or {}).get(key) or {}).get("accuracy"), None,
+                     ((by.get(c) or {}).get(key) or {}).get("n_valid"), chance=0.25)
+                for c in counts
+            ]  # fmt: skip
+            table.add_row(f"{r['_label']} · {name}", cells)
+    return table
+
+
+def _density_groups(runs: Sequence[dict]) -> list[str]:
+    return sorted(
+        {
+            g
+            for r in runs
+            for g, res in (r.get("groups") or {}).items()
+            if "frame_density" in ((res or {}).get("tables") or {})
+        }
+    )
+
+
 def tempcloze_sections(runs: list[dict[str, Any]]) -> list[ReportSection]:
     """The TempCloze part of the report (empty when no run evaluated a TempCloze task)."""
     tasks = tempcloze_tasks(runs)
@@ -363,4 +401,10 @@ def tempcloze_sections(runs: list[dict[str, Any]]) -> list[ReportSection]:
         level=2,
         key="tempcloze",
     )
-    return [intro, *(task_sections(runs, t) for t in tasks)]
+    density = [
+        ReportSection(
+            f"TempCloze: {g}", "", [frame_density_table(runs, g)], [], level=3, key=f"tempcloze-{g}"
+        )
+        for g in _density_groups(runs)
+    ]
+    return [intro, *density, *(task_sections(runs, t) for t in tasks)]
