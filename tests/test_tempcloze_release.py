@@ -111,6 +111,18 @@ def test_source_name_from_flag_subfolder_or_folder(tmp_path):
     assert source_name(tmp_path / "Video-TT" / "a.mp4", tmp_path, "Daily-Omni") == "Daily-Omni"
 
 
+def test_build_flag_source_names_every_item_and_leaves_sources_alone():
+    import argparse
+
+    from builders.tempcloze.config import add_build_arguments, config_from_args
+
+    parser = argparse.ArgumentParser()
+    add_build_arguments(parser)
+    cfg = config_from_args(parser.parse_args(["--source", "Daily-Omni", "--sources", "copy"]))
+    assert cfg.source == "Daily-Omni" and cfg.sources == "copy"
+    assert config_from_args(parser.parse_args([])).source is None
+
+
 def test_a_release_gets_its_sources_from_sources_json(release_root, tmp_path):
     data = release_root / "tempcloze"
     stems = sorted(p.name for p in (data / "choices").iterdir())
