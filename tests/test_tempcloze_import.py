@@ -11,6 +11,7 @@ import pytest
 from tempcloze_helpers import build_tempcloze, run_tasks, samples
 
 from harness.cli.main import main
+from harness.results import validate_results
 
 # option maps as the public eval.py writes them (letter -> clip kind)
 S_MAP = {"A": "Rand3", "B": "GT", "C": "Rand1", "D": "Rand2"}
@@ -114,6 +115,7 @@ def test_imported_results_equal_the_official_analysis_report(tmp_path):
     out = _import(tmp_path, src)
     [results_path] = (out / "claude-x").glob("results_*.json")
     results = json.loads(results_path.read_text())
+    validate_results(results)  # an ordinary results file
     res = results["results"]["tempcloze_all"]
     got, want = as_official_report(res["tables"]), dict(OFFICIAL_REPORT)
     assert got.pop("error_source") == want.pop("error_source")

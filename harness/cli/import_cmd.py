@@ -17,7 +17,15 @@ from harness.errors import EXIT_USAGE, ConfigError
 from harness.evaluator import score_record
 from harness.importers import ImportedRun
 from harness.plugins import PluginState, load_plugins
-from harness.results import atomic_write_text, dumps_results, safe_name, timestamp, write_samples
+from harness.results import (
+    atomic_write_text,
+    dumps_results,
+    git_hash,
+    package_versions,
+    safe_name,
+    timestamp,
+    write_samples,
+)
 from harness.runner import build_task, rescore
 
 
@@ -55,8 +63,21 @@ def write_imported(run: ImportedRun, out: Path, state: PluginState, include_path
         "schema_version": 1,
         "harness_version": __version__,
         "created": stamp,
-        "model": {"name": run.model, "identity": {"imported": run.provenance}},
-        "config": {"tasks": configs, "requested": list(run.tasks), "seed": 0, "split": "test"},
+        "model": {"name": run.model, "identity": {"imported": run.provenance}, "capabilities": {}},
+        "config": {
+            "tasks": configs,
+            "requested": list(run.tasks),
+            "model_args": {},
+            "seed": 0,
+            "limit": None,
+            "batch_size": 1,
+            "split": "test",
+            "gen_kwargs": "",
+            "judge": None,
+            "package_versions": package_versions(),
+            "git_hash": git_hash(),
+            "world_size": 1,
+        },
         "imported_from": run.provenance,
         "results": {},
         "groups": {},
