@@ -172,6 +172,48 @@ def test_mixed_and_subset_files_import_into_their_tasks(tmp_path):
     assert reorder["accuracy_range"] == 1.0
 
 
+def test_context_span_and_passk_files_import_into_their_tasks(tmp_path):
+    be = {
+        f"h1|S|{m}": {"mode": m, "answer": a, "option_map": S_MAP, "correct": a == "B"}
+        for m, a in (("B", "B"), ("E", "A"), ("BE", "B"))
+    }
+    span = {
+        f"h1|A|{c}": {"condition": c, "answer": "C" if c in ("K1", "Full") else "D", "option_map": A_MAP}
+        for c in ("K1", "K4", "K8", "K12", "Full")
+    }
+    # pass@k: 5 repeats of h1|S (2 right), 3 of h1|C (the script keeps successful repeats only; 0 right)
+    passk = {f"h1|S|r{i}": {"answer": "B" if i in (1, 3) else "A", "option_map": S_MAP} for i in range(5)}
+    passk |= {f"h1|C|r{i}": {"answer": "A", "option_map": C_MAP} for i in range(3)}
+    paths = []
+    for name, data in (("be_m", be), ("boundary_k_m", span), ("passk_m", passk)):
+        (tmp_path / f"{name}.json").write_text(json.dumps(data))
+        paths.append(tmp_path / f"{name}.json")
+    out = _import(tmp_path, *paths)
+    tasks = {
+        t: r
+        for p in (out / "m").glob("results_*.json")
+        for t, r in json.loads(p.read_text())["results"].items()
+    }
+    acc = {t: r["metrics"]["accuracy"]["value"] for t, r in tasks.items() if "accuracy" in r["metrics"]}
+    assert acc["tempcloze_hard_beginning"] == 1.0 and acc["tempcloze_hard_end"] == 0.0
+    assert acc["tempcloze_hard"] == 1.0
+    span_table = tasks["tempcloze_hard_span"]["tables"]["visible_span"]
+    assert span_table["conditions"] == ["K1", "K4", "K8", "K12", "Full"]
+    assert [span_table["by_condition"][c]["overall"]["accuracy"] for c in span_table["conditions"]] == [
+        1,
+        0,
+        0,
+        0,
+        1,
+    ]
+    pk = tasks["tempcloze_hard_passk"]["tables"]["pass_at_k"]
+    # plot_dims.py: pass@k = 1 - C(n-c, k)/C(n, k) per item with n >= k, averaged: S n=5 c=2, P n=3 c=0
+    assert pk["per_dimension"]["S"]["pass@2"]["value"] == pytest.approx(1 - 3 / 10)
+    assert pk["overall"]["pass@1"]["value"] == pytest.approx((2 / 5 + 0) / 2)
+    assert pk["overall"]["pass@4"] == {"value": pytest.approx(1 - 0 / 5), "n": 1}
+    assert pk["valid_samples_per_item"] == {"3": 1, "5": 1}
+
+
 def test_malformed_entries_are_dropped_with_a_reason_and_bad_files_fail_clearly(tmp_path, capsys):
     data = {"v1": {"S": entry(S_MAP, "B"), "A": {"answer": "A", "option_map": {"A": "GT"}}}}
     (tmp_path / "m.json").write_text(json.dumps(data))

@@ -6,7 +6,11 @@ Formats read (CedricPei/Temporal-Cloze, folder TempCloze/):
 - `mixed/eval_mixed.py`: `{stem: entry}` with `option_dim` -> task `tempcloze_mixed`, doc id `stem`;
 - `subset/eval_frames.py`: `{"stem|dim|N": entry}` with `num_frames` -> `tempcloze_hard_frames<N>`;
 - `subset/eval_permutation.py`: `{"stem|dim|permX": entry}` -> `tempcloze_hard_reorder`, order X = A..D
-  read as rotation r0..r3.
+  read as rotation r0..r3;
+- `subset/eval_be.py`: `{"stem|dim|B|E|BE": entry}` -> `tempcloze_hard_beginning`, `_end`, `tempcloze_hard`;
+- `subset/eval_boundary_k.py`: `{"stem|dim|K1|K4|K8|K12|Full": entry}` -> `tempcloze_hard_span`;
+- `subset/eval_passk.py`: `{"stem|dim|rI": entry}`, one per repeat -> `tempcloze_hard_passk`, the repeats
+  of an item as its samples (the script keeps successful repeats only, so an item may have fewer than 5).
 An entry holds `answer` (a letter, or null when the public evaluation got no usable reply after its
 retries), `expected` (absent in the subset files: the letter whose `option_map` value is GT) and
 `option_map` (letter -> clip kind); vLLM and API runs add the raw reply. The public analysis counts an
@@ -20,6 +24,8 @@ analysis), its raw reply and error kept under `imported`. Results then come from
 from __future__ import annotations
 
 import json
+import re
+from collections import defaultdict
 from pathlib import Path
 from typing import Any, Optional
 
@@ -34,13 +40,20 @@ from tasks.tempcloze.protocol import (
     canonical_dimension,
     kind_of,
 )
-from tasks.tempcloze.span import span_name
+from tasks.tempcloze.span import PUBLIC_CONDITIONS, span_name
 
 REPOSITORY = "CedricPei/Temporal-Cloze"
 # The public file names' prefixes of the subset analyses (the rest is the model tag).
 PREFIXES = ("frames_", "permutation_", "passk_", "boundary_k_", "be_")
 CLIP_OF_KIND = {kind_of(c): c for names in DISTRACTORS.values() for c in names} | {GT: GT}
 PERMS = {f"perm{letter}": i for i, letter in enumerate(LETTERS)}
+CONTEXT_MODES = {  # eval_be.py mode -> (task, doc context)
+    "B": ("tempcloze_hard_beginning", "beginning"),
+    "E": ("tempcloze_hard_end", "end"),
+    "BE": ("tempcloze_hard", "both"),
+}
+SPANS = {span_name(k): k for k in PUBLIC_CONDITIONS}
+PASSK_SAMPLES = 5  # eval_passk.py NUM_REPEATS
 
 
 def model_name(path: Path) -> str:
@@ -161,35 +174,71 @@ def _mixed_item(stem: str, entry: dict) -> dict:
     return _record("tempcloze_mixed", doc, entry, stem, where)
 
 
-def _subset_item(fmt: str, key: str, entry: dict) -> dict:
-    """One entry of a subset analysis file: 'stem|dim|N' (frames) or 'stem|dim|permX' (reordering)."""
-    if key.count("|") < 2:
-        raise ValueError(f"entry '{key}': expected 'stem|dim|N' or 'stem|dim|permX'")
+def subset_kind(key: str, entry: Any) -> str:
+    """Which subset analysis wrote an entry, from its key's last part: permutation | context | span |
+    passk | frames."""
+    last = key.rsplit("|", 1)[-1] if key.count("|") >= 2 else ""
+    if last in PERMS:
+        return "permutation"
+    if last in CONTEXT_MODES:
+        return "context"
+    if last in SPANS:
+        return "span"
+    if re.fullmatch(r"r\d+", last):
+        return "passk"
+    if last.isdigit() and isinstance(entry, dict) and "num_frames" in entry:
+        return "frames"
+    raise ValueError(
+        f"entry '{key}': expected 'stem|dim|X' with X a frame count, permA..permD, B/E/BE, K1..K12/Full or rI"
+    )
+
+
+def _subset_item(key: str, entry: dict) -> dict:
+    """One entry of a subset analysis file (all but pass@k, whose repeats make one item together)."""
+    kind = subset_kind(key, entry)
     stem, dim_key, last = key.rsplit("|", 2)
-    if fmt == "frames":
-        task = f"tempcloze_hard_frames{int(entry.get('num_frames'))}"
-        return _dimension_item(task, stem, dim_key, entry, key)
-    if last not in PERMS:
-        raise ValueError(f"entry '{key}': order {last!r} is not permA..permD")
-    rec = _dimension_item("tempcloze_hard_reorder", stem, dim_key, entry, key, f"|r{PERMS[last]}")
-    rec["doc"]["rotation"] = PERMS[last]
+    if kind == "frames":
+        return _dimension_item(f"tempcloze_hard_frames{int(entry['num_frames'])}", stem, dim_key, entry, key)
+    if kind == "permutation":
+        rec = _dimension_item("tempcloze_hard_reorder", stem, dim_key, entry, key, f"|r{PERMS[last]}")
+        rec["doc"]["rotation"] = PERMS[last]
+        return rec
+    if kind == "context":
+        task, context = CONTEXT_MODES[last]
+        rec = _dimension_item(task, stem, dim_key, entry, key)
+        rec["doc"]["context"] = context
+        return rec
+    if kind == "span":
+        rec = _dimension_item("tempcloze_hard_span", stem, dim_key, entry, key, f"|{last}")
+        rec["doc"].update(context_frames=SPANS[last], span=last)
+        return rec
+    raise ValueError(f"entry '{key}': a pass@k repeat outside a pass@k file")
+
+
+def _passk_item(item: str, entries: list[tuple[str, dict]]) -> dict:
+    """The repeats of one (stem, dim) as one pass@k record: every repeat a sample, in repeat order."""
+    stem, dim_key = item.rsplit("|", 1)
+    entries = sorted(entries, key=lambda kv: int(kv[0].rsplit("|r", 1)[1]))
+    recs = [_dimension_item("tempcloze_hard_passk", stem, dim_key, e, k) for k, e in entries]
+    if len({tuple(r["doc"]["options"]) for r in recs}) != 1:
+        raise ValueError(f"entries '{item}|r*': the repeats show different candidate orders")
+    rec = recs[0]
+    rec["doc"]["n_samples"] = PASSK_SAMPLES
+    rec["structured"] = {"samples": [r["raw"] for r in recs]}
+    rec["imported"] = {"key": f"{item}|r*", "repeats": [r["imported"] for r in recs]}
     return rec
 
 
 def detect_format(data: dict) -> str:
-    """eval | mixed | frames | permutation, from the first entry's shape."""
+    """eval | mixed | frames | permutation | context | span | passk, from the first entry's shape."""
     if not data:
         return "eval"
     key, value = next(iter(data.items()))
     if "|" in key:
-        last = key.rsplit("|", 1)[1]
-        if last in PERMS:
-            return "permutation"
-        if isinstance(value, dict) and "num_frames" in value:
-            return "frames"
-        raise DataError(
-            f"tempcloze-official: key '{key}' is neither 'stem|dim|N' (frames) nor 'stem|dim|permX'"
-        )
+        try:
+            return subset_kind(key, value)
+        except ValueError as err:
+            raise DataError(f"tempcloze-official: {err}") from None
     if isinstance(value, dict) and "option_map" in value:
         return "mixed"
     return "eval"
@@ -206,6 +255,7 @@ def read_official(path: Path, commit: Optional[str] = None) -> ImportedRun:
     fmt = detect_format(data)
     tasks: dict[str, list[dict]] = {}
     dropped: list[dict] = []
+    passk: dict[str, list[tuple[str, dict]]] = defaultdict(list)
 
     def add(key: str, make, *args) -> None:
         try:
@@ -224,8 +274,12 @@ def read_official(path: Path, commit: Optional[str] = None) -> ImportedRun:
                 add(item_key, _dimension_item, "tempcloze_all", key, dim_key, value[dim_key], item_key)
         elif fmt == "mixed":
             add(key, _mixed_item, key, value)
+        elif fmt == "passk" and re.search(r"\|r\d+$", key):
+            passk[key.rsplit("|", 1)[0]].append((key, value))
         else:
-            add(key, _subset_item, fmt, key, value)
+            add(key, _subset_item, key, value)
+    for item, entries in passk.items():
+        add(f"{item}|r*", _passk_item, item, entries)
     provenance = {
         "importer": "tempcloze-official",
         "repository": REPOSITORY,
