@@ -34,7 +34,7 @@ def entry(omap: dict, answer, **extra) -> dict:
 def official_file(path: Path) -> Path:
     """Five videos in the format of the public eval.py (API run: Progression keyed "C").
 
-    v1 all right; v2 S right, A -> Wide, C -> Reverse; v3 S -> Rand1, A right, C unparsable (the public
+    v1 (keyed by a release-style stem holding "|") all right; v2 S right, A -> Wide, C -> Reverse; v3 S -> Rand1, A right, C unparsable (the public
     run gave up after its retries: answer null, with an error, although the raw reply is a bare "C" that a
     lenient parser would read); v4 S right, A -> Early, C right; v5 only S, wrong (-> Rand2).
     """
@@ -49,6 +49,8 @@ def official_file(path: Path) -> Path:
         "v4": {"S": entry(S_MAP, "b"), "A": entry(A_MAP, "A"), "C": entry(C_MAP, "D")},
         "v5": {"S": entry(S_MAP, "D")},
     }
+    # the release has stems holding "|" (e.g. "26k-11-2-3|P1|2374|2783"); one first would not confuse the reader
+    data = {"26k-1|P1|0|9": data.pop("v1"), **data}
     path.write_text(json.dumps(data, indent=2))
     return path
 
@@ -129,7 +131,8 @@ def test_imported_results_equal_the_official_analysis_report(tmp_path):
     assert results["model"]["name"] == "claude-x"
     # the samples file: harness doc ids (C -> P), the unparsable public reply kept but still invalid
     recs = {r["doc_id"]: r for r in samples_of(results_path, "tempcloze_all")}
-    assert sorted(recs) == sorted(f"v{i}|{d}" for i in range(1, 5) for d in "SAP") + ["v5|S"]
+    want = [f"{v}|{d}" for v in ("26k-1|P1|0|9", "v2", "v3", "v4") for d in "SAP"] + ["v5|S"]
+    assert sorted(recs) == sorted(want)
     bad = recs["v3|P"]
     assert bad["parsed"]["valid"] is False and bad["imported"]["raw_original"] == "C"
     assert recs["v2|A"]["parsed"]["extra"]["chosen"] == "A/Wide"

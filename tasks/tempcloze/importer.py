@@ -54,6 +54,7 @@ CONTEXT_MODES = {  # eval_be.py mode -> (task, doc context)
 }
 SPANS = {span_name(k): k for k in PUBLIC_CONDITIONS}
 PASSK_SAMPLES = 5  # eval_passk.py NUM_REPEATS
+DIMENSION_KEYS = ("S", "A", "C", "P")
 
 
 def model_name(path: Path) -> str:
@@ -230,18 +231,20 @@ def _passk_item(item: str, entries: list[tuple[str, dict]]) -> dict:
 
 
 def detect_format(data: dict) -> str:
-    """eval | mixed | frames | permutation | context | span | passk, from the first entry's shape."""
+    """eval | mixed | frames | permutation | context | span | passk, from the first entry's shape (stems
+    may hold "|" themselves, e.g. "26k-11-2-3|P1|2374|2783", so the value decides before the key)."""
     if not data:
         return "eval"
     key, value = next(iter(data.items()))
-    if "|" in key:
+    if not isinstance(value, dict) or "option_map" not in value:
+        return "eval"  # {stem: {dim: entry}}
+    parts = key.rsplit("|", 2)
+    if len(parts) == 3 and parts[1] in DIMENSION_KEYS:
         try:
             return subset_kind(key, value)
-        except ValueError as err:
-            raise DataError(f"tempcloze-official: {err}") from None
-    if isinstance(value, dict) and "option_map" in value:
-        return "mixed"
-    return "eval"
+        except ValueError:
+            pass
+    return "mixed"
 
 
 def read_official(path: Path, commit: Optional[str] = None) -> ImportedRun:
