@@ -18,7 +18,7 @@ types and output type, which the template loader checks programs against.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -154,9 +154,7 @@ def _filter_cycle(name: str, kinds: tuple[str, ...]) -> None:
 
     def impl(state, inputs, values):
         want = not (values and values[0] is False)
-        return frozenset(
-            o for o in inputs[0] if any(k in state.objects[o].cycles for k in kinds) == want
-        )
+        return frozenset(o for o in inputs[0] if any(k in state.objects[o].cycles for k in kinds) == want)
 
     _register(name, ("ObjectSet",), (), "ObjectSet")(impl)
 
@@ -366,16 +364,23 @@ def describing_nodes(program: list[dict]) -> set[int]:
     return out
 
 
-def execute(program: list[dict], state: SceneState) -> list[Any]:
-    """Run an expanded program (nodes with type, inputs, value_inputs; the official `side_inputs` too)
-    and return every node's output; raises Invalid when an intermediate value is undefined and
-    KeyError on an unknown function."""
+def run_steps(program: list[dict], state: SceneState, outputs: list[Any]) -> Iterator[int]:
+    """Run an expanded program node by node (nodes with type, inputs, value_inputs; the official
+    `side_inputs` too), appending each node's output to `outputs` and yielding its index; raises
+    Invalid when an intermediate value is undefined and KeyError on an unknown function."""
     describing = describing_nodes(program)
-    outputs: list[Any] = []
     for k, node in enumerate(program):
         fn = FUNCTIONS[node["type"]]
         impl = DESCRIBING.get(node["type"], fn.impl) if k in describing else fn.impl
         args = [outputs[i] for i in node.get("inputs", [])]
-        raw = node.get("value_inputs", node.get("side_inputs", []))
+        raw = node.get("value_inputs", node.get("side_inputs", [])) or []
         outputs.append(impl(state, args, [normalise_value(v) for v in raw]))
+        yield k
+
+
+def execute(program: list[dict], state: SceneState) -> list[Any]:
+    """Every node's output of a program (see run_steps); raises Invalid / KeyError as run_steps does."""
+    outputs: list[Any] = []
+    for _ in run_steps(program, state, outputs):
+        pass
     return outputs

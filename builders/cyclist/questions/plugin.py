@@ -137,3 +137,8 @@ def register_builders(register) -> None:
         "builders.cyclist.questions.plugin:CyclistQuestionsBuilder",
         CyclistQuestionsBuilder.description,
     )
+    register(
+        "cyclist.diagnose",
+        "builders.cyclist.questions.diagnose:CyclistDiagnose",
+        "re-execute a CycliST dataset's stored programs; run by `harness diagnose cyclist DIR`",
+    )
