@@ -184,5 +184,25 @@ def _generate(
         "num_skipped": len(skipped),
         "skipped": skipped,
         "answer_counts": balancer.totals,
+        "answer_counts_per_template": balancer.template_totals,
     }
     return {"info": info, "questions": questions}
+
+
+def answer_summary(info: dict[str, Any], width: int = 10) -> list[str]:
+    """One line per family: its question count and answer distribution (paper Figures 9-12), most
+    frequent answers first, `width` at most."""
+    lines = []
+    for family, counts in sorted(info.get("answer_counts", {}).items()):
+        total = sum(counts.values())
+        ranked = sorted(counts.items(), key=lambda kv: (-kv[1], str(kv[0])))
+        shown = ", ".join(f"{_answer_word(a)} {n}" for a, n in ranked[:width])
+        more = f", ... ({len(ranked) - width} more)" if len(ranked) > width else ""
+        lines.append(f"  {family}: {total} questions; {shown}{more}")
+    return lines
+
+
+def _answer_word(answer: Any) -> str:
+    if isinstance(answer, bool):
+        return "yes" if answer else "no"
+    return str(answer)

@@ -53,6 +53,7 @@ class AnswerBalancer:
         self.reset_every = reset_every
         self.counts: dict[str, dict[Any, int]] = {}
         self.totals: dict[str, dict[Any, int]] = {}
+        self.template_totals: dict[str, dict[Any, int]] = {}
         self.template_counts: dict[str, int] = {}
         self._scenes = 0
 
@@ -76,8 +77,9 @@ class AnswerBalancer:
             return False
         counts[answer] = current + 1
         self.template_counts[template.key] = self.template_counts.get(template.key, 0) + 1
-        total = self.totals.setdefault(template.family, {})
-        total[answer] = total.get(answer, 0) + 1
+        for table, key in ((self.totals, template.family), (self.template_totals, template.key)):
+            total = table.setdefault(key, {})
+            total[answer] = total.get(answer, 0) + 1
         return True
 
 
