@@ -270,3 +270,45 @@ def test_cli_on_a_project_build_reproduces_every_answer(tmp_path):
     last = done.stdout.strip().splitlines()[-1]
     n = len(json.loads((out / "questions" / "test.json").read_text())["questions"])
     assert n > 0 and last == f"reproduced {n}/{n} stored answers"
+
+
+def test_release_scene_tier_counts_cycles_not_cyclic_objects():
+    """A release Bicycle scene may put both cycles on one object; without a `tier` field it is still L3."""
+    from builders.cyclist.questions import SceneState
+
+    scene = make_scene(
+        [
+            {"mesh": "Cube", "location": (-4, -3)},
+            {"mesh": "Sphere", "location": (4, -3)},
+            {
+                "mesh": "Cone",
+                "location": (-4, 0),
+                "cycles": {
+                    "orbit": {"period": 80, "center": 0, "direction": "clockwise", "radius": 2.0},
+                    "recolor": {"period": 160, "to": "blue"},
+                },
+            },
+        ],
+        split="bicycle_test",
+    )
+    scene.pop("tier", None)
+    assert SceneState(scene).tier == "L3"
+
+
+# The official question engine's handler registry (questions/question_engine.py), less the entries it
+# registers without an implementation (`*_period` filters / equalities / sames, filter_objectcategory).
+OFFICIAL_HANDLERS = """scene filter_color filter_shape filter_material filter_size filter_color_universal
+filter_size_universal filter_enlarge filter_orbit filter_linear filter_motion filter_rotate filter_change_color
+relate_existential relate_universal except union intersect include unique count exist logical_and logical_or
+logical_not query_color query_size query_shape query_material query_color_initial query_color_final
+query_size_initial query_size_final query_orbit query_enlarge_period query_color_period query_motion_period
+query_linear_period query_orbit_period query_linear_passes query_orbit_passes query_orbit_direction
+equal_shape equal_material equal_object equal_color_existential equal_color_universal equal_size_existential
+equal_size_universal less_than greater_than equal_integer equal_color equal_size same_color same_size
+same_shape same_material""".split()
+
+
+def test_engine_knows_every_official_handler():
+    from builders.cyclist.questions import FUNCTIONS
+
+    assert sorted(set(OFFICIAL_HANDLERS) - set(FUNCTIONS)) == []

@@ -245,6 +245,16 @@ for _kind in CYCLE_TYPES:
     _query_cycle_numbers(_kind)
 
 
+# The official registry's names for two of them (its handlers read keys the scenes lack; the meaning is
+# the paper's query_<cycle>_period).
+FUNCTIONS["query_enlarge_period"] = Function(
+    "query_enlarge_period", FUNCTIONS["query_resize_period"].impl, ("Object",), (), "Integer"
+)
+FUNCTIONS["query_color_period"] = Function(
+    "query_color_period", FUNCTIONS["query_recolor_period"].impl, ("Object",), (), "Integer"
+)
+
+
 @_register("query_motion_period", ("Object",), (), "Integer")
 def _query_motion_period(state, inputs, values):
     """The period of the object's motion cycle (orbit, else linear), as the official handler reads it."""
