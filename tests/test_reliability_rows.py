@@ -193,13 +193,13 @@ CYCLIST_SCENES = [
     (
         "scene_unknown_colour",
         lambda s: {**s, "objects": [{**s["objects"][0], "color": "octarine"}]},
-        "bad_objects",
+        "bad_scene",
     ),
-    ("scene_no_objects", lambda s: {**s, "objects": []}, "bad_objects"),
-    ("scene_objects_not_a_list", lambda s: {**s, "objects": 5}, "bad_objects"),
+    ("scene_no_objects", lambda s: {**s, "objects": []}, "bad_scene"),
+    ("scene_objects_not_a_list", lambda s: {**s, "objects": 5}, "bad_scene"),
     ("scene_bad_split", lambda s: {**s, "split": "tset"}, "bad_split"),
     ("scene_bad_tier", lambda s: {**s, "tier": "L0"}, "bad_tier"),
-    ("scene_not_an_object", lambda s: [s], "not_a_mapping"),
+    ("scene_not_an_object", lambda s: [s], "not_an_object"),
 ]
 
 

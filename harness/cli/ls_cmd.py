@@ -1,4 +1,4 @@
-"""`python -m harness ls tasks|models|metrics|builders|judges|plugins`: what the plugins registered.
+"""`python -m harness ls tasks|models|metrics|builders|judges|reports|importers|plugins`: what the plugins registered.
 
 Task configs are indexed from YAML without importing task code, so this stays fast.
 """
@@ -12,7 +12,7 @@ from harness.config.schema import parse_task_config
 from harness.errors import EXIT_OK, EXIT_USAGE, ConfigError
 from harness.plugins import PluginState, load_plugins
 
-WHAT = ("tasks", "models", "metrics", "builders", "judges", "reports", "plugins")
+WHAT = ("tasks", "models", "metrics", "builders", "judges", "reports", "importers", "plugins")
 
 
 def validate_task_configs(state: PluginState) -> dict[str, list[str]]:
