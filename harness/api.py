@@ -10,6 +10,7 @@ from harness.config.schema import GroupConfig, MetricConfig, TaskConfig
 from harness.errors import ConfigError, DataError, HarnessError, UnknownNameError
 from harness.frames.spec import FrameSpec
 from harness.hookspecs import hookimpl
+from harness.importers import ImportedRun, Importer, file_sha256
 from harness.media import Segment, VideoRef, media_identity
 from harness.model import Model
 from harness.requests import (
@@ -24,7 +25,7 @@ from harness.requests import (
     VideoPart,
 )
 from harness.run_config import parse_kv
-from harness.task import DroppedRow, MediaPathError, Parsed, Task, safe_media_path
+from harness.task import DroppedRow, MediaPathError, Parsed, Task, read_jsonl_rows, safe_media_path
 
 
 def registry(include_paths: tuple = ()):
@@ -46,6 +47,8 @@ __all__ = [
     "GroupConfig",
     "HarnessError",
     "ImagePart",
+    "ImportedRun",
+    "Importer",
     "MediaPathError",
     "Message",
     "MetricConfig",
@@ -62,8 +65,10 @@ __all__ = [
     "UnknownNameError",
     "VideoPart",
     "VideoRef",
+    "file_sha256",
     "hookimpl",
     "media_identity",
     "parse_kv",
+    "read_jsonl_rows",
     "safe_media_path",
 ]

@@ -157,10 +157,12 @@ class LmmsTask(Task):
                 if m.name == "exact_match" and not self.aggregator(m).corpus:
                     gold = target if isinstance(target, list) else [target]
                     scores[m.name] = float(any(answer == str(g) for g in gold))
+        self._copy_cluster(scores, doc)
+        names = {m.name for m in self.config.metrics}
+        scores = {k: v for k, v in scores.items() if k in names}  # lmms-eval aggregates metric_list only
         for m in self.config.metrics:
             if m.name not in scores and self.aggregator(m).corpus:
                 scores[m.name] = [answer, target]
-        self._copy_cluster(scores, doc)
         return scores
 
     def _copy_cluster(self, scores: dict, doc: dict) -> None:

@@ -22,6 +22,7 @@ SUBCOMMANDS = {
     "compare": "harness.cli.report_cmd",
     "leaderboard": "harness.cli.report_cmd",
     "judge-calibrate": "harness.cli.judge_cmd",
+    "import": "harness.cli.import_cmd",
 }
 
 VERBOSITY_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
@@ -34,7 +35,8 @@ USAGE = """usage: python -m harness [--verbosity LEVEL] --tasks A,B --model NAME
        python -m harness report RESULTS... --out DIR
        python -m harness compare BASE NEW
        python -m harness leaderboard RESULTS... --out FILE
-       python -m harness judge-calibrate --judge NAME --task TASK"""
+       python -m harness judge-calibrate --judge NAME --task TASK
+       python -m harness import NAME FILE... --out DIR"""
 
 SUBCOMMAND_HELP = """subcommands (each takes --help):
   run              evaluate a model on tasks (the default when the first word is a flag)

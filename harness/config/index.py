@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 from pathlib import Path
+from typing import Optional
 
 import yaml
 
@@ -112,8 +113,14 @@ def _configs_of_file(path: Path) -> list[dict]:
     return configs
 
 
-def index_task_path(path: Path, plugin: str = "", plugin_version: str = "") -> list[Entry]:
-    """Entries for every task and group defined under `path` (a YAML file or a folder, recursively)."""
+def index_task_path(
+    path: Path, plugin: str = "", plugin_version: str = "", errors: Optional[list[str]] = None
+) -> list[Entry]:
+    """Entries for every task and group defined under `path` (a YAML file or a folder, recursively).
+
+    With `errors` (a list), a file that cannot be read or indexed is reported there (its message names the
+    file) and the folder's other files still register; without it the first bad file raises ConfigError.
+    """
     path = Path(path)
     if path.is_dir():
         files = sorted(p for p in path.rglob("*.yaml") if not p.name.startswith("_"))
@@ -126,24 +133,37 @@ def index_task_path(path: Path, plugin: str = "", plugin_version: str = "") -> l
     entries: list[Entry] = []
     tagged: dict[str, tuple[Path, list[str]]] = {}
     for f in files:
-        for cfg in _configs_of_file(f):
-            if "group" in cfg and "task" in cfg and isinstance(cfg["task"], list):
-                name, is_group = cfg["group"], True
-            elif isinstance(cfg.get("task"), str):
-                name, is_group = cfg["task"], False
-            else:
-                raise ConfigError(f"{f}: expected a 'task: <name>' (or 'group: <name>' with a 'task' list)")
-            extra = {"path": str(f), "config": cfg, "group": is_group}
-            entries.append(
-                Entry("task", str(name), None, cfg.get("description", ""), plugin, plugin_version, extra)
-            )
-            if not is_group:
-                for tag in lmms_tags(cfg):
-                    tagged.setdefault(tag, (f, []))[1].append(str(name))
+        try:
+            entries.extend(_entries_of_file(f, plugin, plugin_version))
+        except ConfigError as exc:
+            if errors is None:
+                raise
+            errors.append(str(exc))
     names = {e.name for e in entries}
+    for e in list(entries):
+        if e.extra["group"]:
+            continue
+        for tag in lmms_tags(e.extra["config"]):
+            tagged.setdefault(tag, (Path(e.extra["path"]), []))[1].append(e.name)
     for tag, (f, members) in sorted(tagged.items()):
         if tag not in names:  # lm-eval's `group:` / `tag:` on tasks: the tag runs as a group of them
             cfg = {"group": tag, "task": members, "description": f"tasks tagged '{tag}'"}
             extra = {"path": str(f), "config": cfg, "group": True}
             entries.append(Entry("task", tag, None, cfg["description"], plugin, plugin_version, extra))
+    return entries
+
+
+def _entries_of_file(f: Path, plugin: str, plugin_version: str) -> list[Entry]:
+    entries = []
+    for cfg in _configs_of_file(f):
+        if "group" in cfg and "task" in cfg and isinstance(cfg["task"], list):
+            name, is_group = cfg["group"], True
+        elif isinstance(cfg.get("task"), str):
+            name, is_group = cfg["task"], False
+        else:
+            raise ConfigError(f"{f}: expected a 'task: <name>' (or 'group: <name>' with a 'task' list)")
+        extra = {"path": str(f), "config": cfg, "group": is_group}
+        entries.append(
+            Entry("task", str(name), None, cfg.get("description", ""), plugin, plugin_version, extra)
+        )
     return entries
