@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.builder import Builder
+from harness.api import Builder
 
 from .functions import Invalid, run_steps
 from .state import SceneSchemaError, SceneState
