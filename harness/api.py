@@ -23,6 +23,7 @@ from harness.requests import (
     TaskInfo,
     TextPart,
     VideoPart,
+    label_text,
 )
 from harness.run_config import parse_kv
 from harness.task import DroppedRow, MediaPathError, Parsed, Task, read_jsonl_rows, safe_media_path
@@ -67,6 +68,7 @@ __all__ = [
     "VideoRef",
     "file_sha256",
     "hookimpl",
+    "label_text",
     "media_identity",
     "parse_kv",
     "read_jsonl_rows",
