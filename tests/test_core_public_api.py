@@ -45,3 +45,29 @@ def test_the_detector_sees_an_internal_import(tmp_path):
     f = tmp_path / "plugin.py"
     f.write_text("from harness.model import Model\nfrom harness import evaluator\nimport harness.api\n")
     assert [m for _, m in _harness_imports(f)] == ["harness.model", "harness.evaluator", "harness.api"]
+
+
+def test_every_name_plugins_take_from_the_public_modules_exists():
+    import importlib
+
+    missing = []
+    for folder in PLUGIN_DIRS:
+        for path in sorted((REPO / folder).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module in PUBLIC:
+                    module = importlib.import_module(node.module)
+                    missing += [
+                        f"{path.relative_to(REPO)}:{node.lineno} {node.module}.{a.name}"
+                        for a in node.names
+                        if not hasattr(module, a.name) and not _is_submodule(f"{node.module}.{a.name}")
+                    ]
+    assert not missing, "\n".join(missing)
+
+
+def _is_submodule(name: str) -> bool:
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ModuleNotFoundError:  # the parent is a module, not a package
+        return False
