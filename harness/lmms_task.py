@@ -7,7 +7,8 @@ them (its `api/task.py`), so the same model outputs give the same metric values.
   in); a field name reads `doc[field]`; any other string is a Jinja2 template of the doc.
 - `doc_to_target(doc)`, a field name, a template (a `[...]` result read as a literal list), an int or a list.
 - `process_results(doc, [stripped reply])` -> {metric: per-sample value}; without it each metric in
-  `metric_list` is `exact_match` (reply == target) or a registered metric over `[reply, target]` pairs.
+  `metric_list` is `exact_match` (reply == target, or any target of a list) or a registered metric
+  (`bleu4`, `cider_d`, ...) over `[reply, target]` pairs, also when no aggregation is given.
 - `description` (a Jinja2 template of the doc) is put before the prompt text, as lmms-eval does.
 - `cluster_key` (the bootstrap's cluster) is a doc field, or a key of process_results' per-sample dicts.
 """
@@ -23,6 +24,7 @@ import numpy as np
 from jinja2 import StrictUndefined, TemplateError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
+from harness.aggregations import resolve_aggregation
 from harness.config.index import FUNCTION_TAG
 from harness.errors import ConfigError, DataError
 from harness.requests import ImagePart, Message, Response, TextPart, VideoPart
@@ -51,6 +53,16 @@ class LmmsTask(Task):
                 self._hooks[hook_name] = load_hook(ref, self.base_dir, f"task '{self.name}' {key}")
             return self._hooks[hook_name]
         return None
+
+    def resolve_aggregations(self, registry: Any = None) -> None:
+        """As Task's; without process_results, a metric_list entry naming a registered metric and no
+        aggregation is that metric over [reply, target] pairs (lm-eval's registered-metric path)."""
+        super().resolve_aggregations(registry)
+        if self.lmms.process_results is not None or registry is None:
+            return
+        for m in self.config.metrics:
+            if m.aggregation == "mean" and m.name != "exact_match" and registry.has("metric", m.name):
+                self.aggregators[m.name] = resolve_aggregation(m.name, registry, self.base_dir, m.name)
 
     def specific_kwargs(self) -> Optional[dict]:
         """lmms_eval_specific_kwargs with its `default` entries merged in (lmms-eval, no model-specific key)."""
@@ -160,9 +172,10 @@ class LmmsTask(Task):
         self._copy_cluster(scores, doc)
         names = {m.name for m in self.config.metrics}
         scores = {k: v for k, v in scores.items() if k in names}  # lmms-eval aggregates metric_list only
+        gold = target if isinstance(target, list) else [target]  # lm-eval passes references as a list
         for m in self.config.metrics:
             if m.name not in scores and self.aggregator(m).corpus:
-                scores[m.name] = [answer, target]
+                scores[m.name] = [answer, gold]
         return scores
 
     def _copy_cluster(self, scores: dict, doc: dict) -> None:

@@ -297,3 +297,36 @@ def test_string_doc_functions_follow_lm_eval(tmp_path):
     raw.update(doc_to_text="question", doc_to_target="video")
     task = LmmsTask(parse_task_config(raw, "s.yaml"), tmp_path)
     assert task.render_prompt(doc).endswith("why?") and task.target(doc) == "a.mp4"
+
+
+def test_registered_metric_without_process_results(tmp_path, colors_root, with_plugin):
+    """lm-eval's path without process_results: a metric_list name that is a registered metric."""
+    import metrics
+
+    data = colors_root / "colors"
+    folder = tmp_path / "t"
+    folder.mkdir()
+    (folder / "t.yaml").write_text(
+        "task: caps\ndataset_path: json\n"
+        f"dataset_kwargs: {{data_files: {{test: {data / 'test.jsonl'}}}}}\n"
+        "test_split: test\ndoc_to_visual: video\ndoc_to_text: question\ndoc_to_target: answer\n"
+        "metric_list: [{metric: rouge_l}, {metric: exact_match}]\n"
+    )
+    cfg = RunConfig(
+        tasks=["caps"],
+        model="counting",
+        model_args={"wrong_every": 3},
+        data=data,
+        cache_dir=tmp_path / "c",
+        output_path=tmp_path / "o",
+        log_samples=True,
+        include_path=[str(folder)],
+        progress=False,
+    )
+    out = run(cfg, load_plugins(include_paths=[folder]))
+    recs = read_samples(out.samples_paths["caps"])
+    res = out.results["results"]["caps"]["metrics"]
+    preds = [r["raw"].strip() for r in recs]
+    refs = [[r["target"]] for r in recs]
+    assert res["rouge_l"]["value"] == pytest.approx(metrics.rouge_l(preds, refs), abs=1e-9)
+    assert res["exact_match"]["value"] == 0.0  # "The answer is red." never equals "red"
