@@ -9,7 +9,7 @@ from harness.errors import ConfigError, DataError, HarnessError, UnknownNameErro
 from harness.frames.spec import FrameSpec
 from harness.hookspecs import hookimpl
 from harness.media import Segment, VideoRef, media_identity
-from harness.model import Model
+from harness.model import Model, PartialGeneration
 from harness.requests import (
     Capabilities,
     ImagePart,
@@ -48,6 +48,7 @@ __all__ = [
     "MetricConfig",
     "Model",
     "Parsed",
+    "PartialGeneration",
     "Part",
     "Request",
     "Response",
