@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import os
 import queue
+import time
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Optional
 
+from harness.cache.responses import ResponseCache
 from harness.errors import HarnessError, StrictModeError
 from harness.model import Result
 from harness.requests import Request, Response
@@ -32,6 +34,7 @@ if TYPE_CHECKING:
     from harness.evaluator import Evaluator, Instance
 
 _DONE = object()  # a generate call finished
+_POLL_S = 0.1  # how often to look for answers another run is making
 
 
 def decode_workers() -> int:
@@ -65,7 +68,7 @@ class GenerationPipeline:
                 self.followers[inst.key] = []
                 leaders.append(inst)
         self._by_key = {inst.key: inst for inst in leaders}
-        batches = iter([leaders[i : i + self.bs] for i in range(0, len(leaders), self.bs)])
+        batches = _Batches(leaders, self.bs, self.ev.responses)
         n_workers = decode_workers()
         dpool = ThreadPoolExecutor(n_workers, thread_name_prefix="decode") if n_workers else None
         gpool = ThreadPoolExecutor(self.slots, thread_name_prefix="generate") if self.slots > 1 else None
@@ -73,7 +76,7 @@ class GenerationPipeline:
 
         def top_up() -> None:
             while len(pending) < self.ahead and self.stop is None:
-                batch = next(batches, None)
+                batch = batches.next()
                 if batch is None:
                     return
                 if dpool is None:
@@ -101,7 +104,10 @@ class GenerationPipeline:
                         gpool.submit(self._call, ready, self._results.put)
                         running += 1
                 if running == 0:
-                    break
+                    if self.stop is not None or batches.done:
+                        break
+                    time.sleep(_POLL_S)  # the rest is being answered by another run: wait for it
+                    continue
                 item = self._results.get()
                 if item is _DONE:
                     running -= 1
@@ -111,11 +117,15 @@ class GenerationPipeline:
             for p in (dpool, gpool):
                 if p is not None:
                     p.shutdown(wait=self.stop is not None or running == 0, cancel_futures=True)
+            if self.ev.responses is not None:
+                self.ev.responses.release()
         if self.stop is not None:
             raise self.stop
 
     # -- decoding (worker threads) -----------------------------------------------------------------
-    def _decode_batch(self, batch: list[Instance]) -> tuple[dict[str, dict], list[tuple[Instance, Optional[Request]]]]:
+    def _decode_batch(
+        self, batch: list[Instance]
+    ) -> tuple[dict[str, dict], list[tuple[Instance, Optional[Request]]]]:
         """Cache hits found now (another run finished them) and (instance, decoded request) pairs for the
         rest; a request is None when decoding failed (the instance's error says why)."""
         hits = self._reread(batch)
@@ -183,6 +193,8 @@ class GenerationPipeline:
                     f"generation failed for task '{inst.task.name}' doc '{inst.doc['doc_id']}': {result}"
                 )
             inst.error = _error("generation", result)
+            if self.ev.responses is not None:
+                self.ev.responses.release([inst.key])  # another run sharing the cache may try it
         self._finish(inst)
 
     def _finish(self, inst: Instance) -> None:
@@ -204,3 +216,39 @@ class GenerationPipeline:
         except StrictModeError as exc:
             self.stop = exc
 
+
+class _Batches:
+    """Batches of leaders in order, claimed in the response cache so that runs sharing it split the work:
+    requests another live run is generating are put aside and taken up last, as cache hits once that run
+    has answered them (or generated here if it failed or died)."""
+
+    def __init__(self, leaders: list[Instance], bs: int, cache: Optional[ResponseCache]) -> None:
+        self.queue = deque(leaders)
+        self.deferred: list[Instance] = []
+        self.bs, self.cache = bs, cache
+        self._checked = 0.0
+
+    @property
+    def done(self) -> bool:
+        return not self.queue and not self.deferred
+
+    def _held(self, batch: list[Instance]) -> set[str]:
+        return self.cache.claim([inst.key for inst in batch]) if self.cache is not None else set()
+
+    def next(self) -> Optional[list[Instance]]:
+        """The next batch to decode and generate, or None when there is none right now."""
+        while self.queue:
+            batch = [self.queue.popleft() for _ in range(min(self.bs, len(self.queue)))]
+            held = self._held(batch)
+            self.deferred += [inst for inst in batch if inst.key in held]
+            batch = [inst for inst in batch if inst.key not in held]
+            if batch:
+                return batch
+        if self.deferred and time.monotonic() - self._checked >= _POLL_S:
+            self._checked = time.monotonic()
+            held = self._held(self.deferred)
+            self.queue.extend(inst for inst in self.deferred if inst.key not in held)
+            self.deferred = [inst for inst in self.deferred if inst.key in held]
+            if self.queue:
+                return self.next()
+        return None
