@@ -127,6 +127,7 @@ class OpenAIModel(Model):
         self.prompt_tokens = 0
         self.completion_tokens = 0
         self._lock = threading.Lock()
+        self._pool: Optional[ThreadPoolExecutor] = None
 
     def identity(self) -> dict[str, Any]:
         """The served model and how frames are encoded; not the URL, key, concurrency, retries or prices."""
@@ -213,24 +214,35 @@ class OpenAIModel(Model):
         spent, the requests not sent yet come back as BudgetExceeded."""
         in_flight: dict[Future, int] = {}
         stopped_at: Optional[int] = None
-        with ThreadPoolExecutor(
-            max_workers=max(1, min(self.concurrency, len(requests))), thread_name_prefix="openai"
-        ) as pool:
-            for index, request in enumerate(requests):
-                while len(in_flight) >= self.concurrency:
-                    done, _ = wait(list(in_flight), return_when=FIRST_COMPLETED)
-                    yield from self._collect(done, in_flight)
-                if self._over_budget():
-                    stopped_at = index
-                    break
-                in_flight[pool.submit(self._call, request)] = index
-            while in_flight:
+        pool = self._executor()
+        for index, request in enumerate(requests):
+            while len(in_flight) >= self.concurrency:
                 done, _ = wait(list(in_flight), return_when=FIRST_COMPLETED)
                 yield from self._collect(done, in_flight)
+            if self._over_budget():
+                stopped_at = index
+                break
+            in_flight[pool.submit(self._call, request)] = index
+        while in_flight:
+            done, _ = wait(list(in_flight), return_when=FIRST_COMPLETED)
+            yield from self._collect(done, in_flight)
         if stopped_at is not None:
             exc = BudgetExceeded(self._budget_message(stopped_at, len(requests)), [], self.spent)
             for index in range(stopped_at, len(requests)):
                 yield index, exc
+
+    def _executor(self) -> ThreadPoolExecutor:
+        """One pool of `concurrency` threads for the model's life: concurrent calls share it (so at most
+        `concurrency` requests are in flight in all) and each thread keeps its keep-alive connection."""
+        with self._lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="openai")
+            return self._pool
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
 
     @staticmethod
     def _collect(done, in_flight: dict[Future, int]) -> Iterator[tuple[int, Result]]:
