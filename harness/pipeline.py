@@ -5,7 +5,7 @@ What it guarantees (docs/reliability.md, docs/frames.md):
 - before each batch is decoded and again before it is sent, the response cache is read again, so runs
   sharing a cache dir pick up each other's finished answers;
 - decoding overlaps generation: `decode_workers` threads decode the next batches while the model works,
-  at most `slots + prefetch` decoded batches waiting (bounded memory);
+  at most `2 * slots + prefetch` decoded batches waiting (bounded memory);
 - requests in flight = `model.max_in_flight`: with a served model, `max_in_flight // batch_size` calls run
   at once from threads (at least one), fed as answers return;
 - each answer is committed to the response cache as it arrives (a kill repeats no finished call), answers
@@ -53,7 +53,7 @@ class GenerationPipeline:
         self.bar = bar
         self.bs = max(1, ev.cfg.batch_size)
         self.slots = max(1, int(getattr(ev.model, "max_in_flight", 1) or 1) // self.bs)
-        self.ahead = self.slots + max(0, prefetch)
+        self.ahead = 2 * self.slots + max(0, prefetch)  # a full second round ready when a round returns
         self.followers: dict[str, list[Instance]] = {}
         self.stop: Optional[BaseException] = None  # the StrictModeError or fatal error that ends the run
         self._results: queue.Queue = queue.Queue()
