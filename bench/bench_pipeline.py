@@ -5,7 +5,7 @@
    generation phase vs the ideal concurrency / latency. Target: within 10 %.
 2. Decoding overlaps generation: a model that sleeps (GIL released) as long as decoding takes, i.e. the
    per-request decode time measured alone first; wall time of the generation phase over
-   (decode alone + generate alone). Target: at most 0.6.
+   (decode alone + generate alone), each the best of 3 (the box is shared). Target: at most 0.6.
 3. The same ratio with the tiny `hf` model (LLaVA-OneVision built from a config) on CPU: reported.
 The generation phase is `GenerationPipeline.run` (decode, generate, cache commits), timed by wrapping it.
 """
@@ -152,7 +152,7 @@ def _overlap(name: str, factory, generate_alone, fast: bool, size, frames: int, 
     from harness.run_config import RunConfig
     from harness.runner import run
 
-    videos = 6 if fast else 24
+    videos, repeats = (6, 1) if fast else (24, 3)
     spans: list[float] = []
     with tempfile.TemporaryDirectory() as tmp:
         root = _dataset(Path(tmp) / "data", videos, size=size, frames=frames)
@@ -160,14 +160,17 @@ def _overlap(name: str, factory, generate_alone, fast: bool, size, frames: int, 
         cfg = RunConfig(
             tasks=["colors_qa"], model=name, data=root, batch_size=bs, no_cache=True, progress=False
         )
-        decode, requests = _decode_alone(cfg, state)
+        timings = [_decode_alone(cfg, state) for _ in range(repeats)]  # best of: the box is shared
+        decode, requests = min(timings, key=lambda t: t[0])
         generate = generate_alone(decode, requests, bs)
         with _timed_generation(spans):
-            run(cfg, state)
-    fraction = spans[-1] / (decode + generate)
+            for _ in range(repeats):
+                run(cfg, state)
+    wall = min(spans)
+    fraction = wall / (decode + generate)
     return {
         "figure": (
-            f"decode/generate overlap, {name}: wall {spans[-1]:.2f} s / (decode alone {decode:.2f} s + generate "
+            f"decode/generate overlap, {name}: wall {wall:.2f} s / (decode alone {decode:.2f} s + generate "
             f"alone {generate:.2f} s) = {fraction:.2f} ({len(requests)} requests, batch {bs}, "
             f"{size[0]}x{size[1]} videos)"
         ),
@@ -221,10 +224,13 @@ def bench_overlap_hf(fast: bool) -> dict:
             def generate_alone(decode, requests, bs):
                 ready = [r for r in requests if r is not None]
                 model.generate(ready[:bs])  # warm-up
-                start = time.perf_counter()
-                for i in range(0, len(ready), bs):
-                    model.generate(ready[i : i + bs])
-                return time.perf_counter() - start
+                best = float("inf")
+                for _ in range(1 if fast else 3):  # best of: the box is shared
+                    start = time.perf_counter()
+                    for i in range(0, len(ready), bs):
+                        model.generate(ready[i : i + bs])
+                    best = min(best, time.perf_counter() - start)
+                return best
 
             row = _overlap("tiny_hf", lambda **kw: model, generate_alone, fast, (640, 360), 48, 2)
     finally:
