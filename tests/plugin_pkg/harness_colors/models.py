@@ -14,7 +14,7 @@ class CountingModel(Model):
     Every `wrong_every`-th doc (by a hash of its id) gets a wrong answer, so metrics are not trivially 1.
     Answers stream: `generate_iter` yields each as soon as it is made (a kill loses only the one in
     flight). `bad_unicode=1` appends a lone surrogate (invalid Unicode, as a JSON server may send) to
-    every reply.
+    every reply. `down=1` makes every call fail as a server that is down would (ConnectionError).
     """
 
     name = "counting"
@@ -22,7 +22,14 @@ class CountingModel(Model):
     capabilities = Capabilities(video=True, multi_video=True, images=True)
 
     def __init__(
-        self, log: str = "", delay: float = 0.0, wrong_every: int = 0, max_frames: int = 0, bad_unicode: int = 0, **kw
+        self,
+        log: str = "",
+        delay: float = 0.0,
+        wrong_every: int = 0,
+        max_frames: int = 0,
+        down: int = 0,
+        bad_unicode: int = 0,
+        **kw,
     ):
         super().__init__(log=log, delay=delay, wrong_every=wrong_every, **kw)
         if int(bad_unicode):
@@ -34,11 +41,16 @@ class CountingModel(Model):
                 video=True, multi_video=True, images=True, max_frames=int(max_frames)
             )
         self.log, self.delay, self.wrong_every = log, float(delay), int(wrong_every)
+        self.down = int(down)
+        if self.down:
+            self.model_args["down"] = self.down
 
     def generate(self, requests):
         return [response for _, response in self.generate_iter(requests)]
 
     def generate_iter(self, requests):
+        if self.down:
+            raise ConnectionError("connection refused: http://127.0.0.1:9/v1 (test server down)")
         for index, r in enumerate(requests):
             if self.delay:
                 time.sleep(self.delay)
