@@ -80,9 +80,7 @@ def per_request_results(model: Model, requests: list[Request]) -> list[Result]:
     except Exception as exc:  # a failed call: every request of it failed with this exception
         return [exc] * len(requests)
     if len(out) != len(requests):
-        err = RuntimeError(
-            f"model '{model.name}' returned {len(out)} responses for {len(requests)} requests"
-        )
+        err = RuntimeError(f"model '{model.name}' returned {len(out)} responses for {len(requests)} requests")
         return [err] * len(requests)
     return [r if isinstance(r, (Response, BaseException)) else _not_a_response(model, r) for r in out]
 

@@ -68,7 +68,7 @@ class GenerationPipeline:
                 self.followers[inst.key] = []
                 leaders.append(inst)
         self._by_key = {inst.key: inst for inst in leaders}
-        batches = _Batches(leaders, self.bs, self.ev.responses)
+        batches = _Batches(leaders, self.bs, self.ev.responses, chunk=self.bs * self.slots)
         n_workers = decode_workers()
         dpool = ThreadPoolExecutor(n_workers, thread_name_prefix="decode") if n_workers else None
         gpool = ThreadPoolExecutor(self.slots, thread_name_prefix="generate") if self.slots > 1 else None
@@ -222,33 +222,37 @@ class _Batches:
     requests another live run is generating are put aside and taken up last, as cache hits once that run
     has answered them (or generated here if it failed or died)."""
 
-    def __init__(self, leaders: list[Instance], bs: int, cache: Optional[ResponseCache]) -> None:
+    def __init__(
+        self, leaders: list[Instance], bs: int, cache: Optional[ResponseCache], chunk: int = 1
+    ) -> None:
         self.queue = deque(leaders)
+        self.claimed: deque[Instance] = deque()  # claimed by this run, not yet handed out
         self.deferred: list[Instance] = []
         self.bs, self.cache = bs, cache
+        self.chunk = max(bs, chunk)  # keys claimed per transaction
         self._checked = 0.0
 
     @property
     def done(self) -> bool:
-        return not self.queue and not self.deferred
+        return not self.queue and not self.claimed and not self.deferred
 
     def _held(self, batch: list[Instance]) -> set[str]:
         return self.cache.claim([inst.key for inst in batch]) if self.cache is not None else set()
 
     def next(self) -> Optional[list[Instance]]:
         """The next batch to decode and generate, or None when there is none right now."""
-        while self.queue:
-            batch = [self.queue.popleft() for _ in range(min(self.bs, len(self.queue)))]
-            held = self._held(batch)
-            self.deferred += [inst for inst in batch if inst.key in held]
-            batch = [inst for inst in batch if inst.key not in held]
-            if batch:
-                return batch
+        while not self.claimed and self.queue:
+            chunk = [self.queue.popleft() for _ in range(min(self.chunk, len(self.queue)))]
+            held = self._held(chunk)
+            self.deferred += [inst for inst in chunk if inst.key in held]
+            self.claimed.extend(inst for inst in chunk if inst.key not in held)
+        if self.claimed:
+            return [self.claimed.popleft() for _ in range(min(self.bs, len(self.claimed)))]
         if self.deferred and time.monotonic() - self._checked >= _POLL_S:
             self._checked = time.monotonic()
             held = self._held(self.deferred)
-            self.queue.extend(inst for inst in self.deferred if inst.key not in held)
+            self.claimed.extend(inst for inst in self.deferred if inst.key not in held)
             self.deferred = [inst for inst in self.deferred if inst.key in held]
-            if self.queue:
+            if self.claimed:
                 return self.next()
         return None

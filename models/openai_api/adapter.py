@@ -70,7 +70,9 @@ class RequestsFailed(PartialGeneration):
     """Some requests failed for good; `responses` holds the ones that succeeded, `errors` maps index to reason."""
 
     def __init__(self, message: str, responses: list[Optional[Response]], errors: dict[int, str]) -> None:
-        super().__init__(message, [r if r is not None else ServerError(errors[i]) for i, r in enumerate(responses)])
+        super().__init__(
+            message, [r if r is not None else ServerError(errors[i]) for i, r in enumerate(responses)]
+        )
         self.responses = responses
         self.errors = errors
 
