@@ -273,3 +273,24 @@ def test_a_network_filesystem_picks_a_shard_per_host_and_rank(tmp_path, monkeypa
     assert json.loads(json.dumps(cache.get("k"))) == {"response": {"text": "x"}}
     monkeypatch.setenv("HARNESS_CACHE_SHARD", "off")
     assert responses.ResponseCache(tmp_path / "responses.sqlite").shard is None
+
+
+def test_claims_split_work_and_die_with_their_owner(tmp_path):
+    from harness.cache.responses import ResponseCache
+
+    a, b = ResponseCache(tmp_path / "r.sqlite"), ResponseCache(tmp_path / "r.sqlite")
+    assert a.claim(["k1", "k2"]) == set()
+    assert b.claim(["k1", "k2", "k3"]) == {"k1", "k2"}, "another live run's work is skipped"
+    a.put_many([("k1", {"response": {"text": "x"}}, "m", "t")])
+    a.release(["k2"])  # a failed call gives its request back
+    assert b.claim(["k1", "k2"]) == set(), "answered or released: nothing held"
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
+    b._conn.execute(
+        "INSERT OR REPLACE INTO claims VALUES ('k9', 'gone', ?, ?, ?)",
+        (b.host, int(dead.stdout), time.time()),
+    )
+    assert a.claim(["k9"]) == set(), "a killed run's claim is ignored at once"
+    b.release()
+    assert b._conn.execute("SELECT COUNT(*) FROM claims WHERE owner = ?", (b.owner,)).fetchone()[0] == 0

@@ -183,6 +183,7 @@ class ResponseCache:
                         self._disable(f"read failed on {self.path}: {exc}")
                         return {}
                     log.warning("response cache: read failed on shard %s (%s); skipping it", path, exc)
+                    self._others[path] = None  # not asked again in this run
         return out
 
     def put_many(self, items: Iterable[tuple[str, dict[str, Any], str, str]]) -> None:
