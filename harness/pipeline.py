@@ -26,7 +26,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Optional
 
 from harness.cache.responses import ResponseCache
-from harness.errors import HarnessError, StrictModeError
+from harness.errors import ConfigError, HarnessError, StrictModeError
 from harness.model import Result
 from harness.requests import Request, Response
 
@@ -39,10 +39,15 @@ _POLL_S = 0.1  # how often to look for answers another run is making
 
 def decode_workers() -> int:
     """Threads decoding ahead of the model: $HARNESS_DECODE_WORKERS, else min(4, CPUs); 0 decodes inline."""
-    env = os.environ.get("HARNESS_DECODE_WORKERS")
-    if env is not None and env.strip():
+    env = os.environ.get("HARNESS_DECODE_WORKERS", "").strip()
+    if not env:
+        return min(4, os.cpu_count() or 1)
+    try:
         return max(0, int(env))
-    return min(4, os.cpu_count() or 1)
+    except ValueError:
+        raise ConfigError(
+            f"HARNESS_DECODE_WORKERS={env!r} is not a number of threads; set e.g. 2, or 0 to decode inline"
+        ) from None
 
 
 class GenerationPipeline:
