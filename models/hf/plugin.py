@@ -24,6 +24,15 @@ _PRESETS = {
     "internvl3_8b": ("InternVL3_8B", "InternVL3-8B (transformers-native), 32 frames"),
     "internvl3_38b": ("InternVL3_38B", "InternVL3-38B (transformers-native), 32 frames"),
     "internvl3_78b": ("InternVL3_78B", "InternVL3-78B (transformers-native), 32 frames"),
+    "qwen3_vl_8b": ("Qwen3VL8B", "Qwen3-VL-8B-Instruct, up to 768 frames"),
+    "qwen3_vl_32b": ("Qwen3VL32B", "Qwen3-VL-32B-Instruct, up to 768 frames"),
+    "qwen3_vl_32b_thinking": ("Qwen3VL32BThinking", "Qwen3-VL-32B-Thinking, up to 768 frames"),
+}
+_REMOTE = {
+    "internvideo2_5_8b": (
+        "models.hf.internvideo:InternVideo25",
+        "InternVideo2.5-Chat-8B (trust_remote_code), 160 frames as in CycliST",
+    ),
 }
 
 
@@ -33,3 +42,5 @@ def register_models(register):
     register("hf", "models.hf.adapter:HFModel", description="any transformers video/image-text model")
     for name, (cls, description) in _PRESETS.items():
         register(name, f"models.hf.presets:{cls}", description=description)
+    for name, (ref, description) in _REMOTE.items():
+        register(name, ref, description=description)
