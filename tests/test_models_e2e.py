@@ -30,7 +30,6 @@ CASES = [
     ("qwen2_vl", "qwen2_vl_7b"),
     ("qwen2_5_vl", "qwen2_5_vl_7b"),
     ("internvl", "internvl3_8b"),
-    ("qwen3_vl", "qwen3_vl_8b"),
 ]
 
 

@@ -3,8 +3,8 @@
 Read through the stored hub pages (config.json, processor / preprocessor / video-processor configs,
 chat templates, added_tokens.json, generation_config.json) and the authors' inference code. The tiny test
 checkpoints (`models/hf/tiny.py`) are built from these facts with only the sizes shrunk, and the token
-budgets (`models/hf/budget.py`) are computed from them. `FILES` says per checkpoint which files were found
-in the stored pages and which were not; docs/models.md repeats it.
+budgets (`models/hf/budget.py`) are computed from them. docs/models.md ("Published files and the tiny
+mirrors") says per checkpoint which files were found in the stored pages and which were not.
 
 Nothing here is guessed: a fact whose file was not found is left out (None), and the tiny checkpoint then
 keeps the project's own value for it, which docs/models.md names.
@@ -146,7 +146,7 @@ FAMILIES: dict[str, dict] = {
         "vision": {"image_size": 448, "patch_size": 14},
         "downsample_ratio": 0.5,
         "image_seq_length": 256,
-        "context_length": 32768,
+        "context_length": 32768,  # config.json not stored: Qwen2.5-7B's context (the LLM of InternVL3-8B)
         "tokens": None,  # added_tokens.json listed (811 B) but its content is not stored
         "eos": "<|im_end|>",
         "pad": "<|endoftext|>",
@@ -166,50 +166,4 @@ QWEN_VL_UTILS = {
     "FPS_MIN_FRAMES": 4,
     "FPS_MAX_FRAMES": 768,
     "MODEL_SEQ_LEN": 128000,  # VIDEO_TOTAL_PIXELS = MODEL_SEQ_LEN * 28 * 28 * 0.9
-}
-
-# --------------------------------------------------------------------------- which files were found
-FOUND, NOT_FOUND = "found", "not found"
-FILES: dict[str, dict[str, str]] = {
-    "llava-hf/LLaVA-Video-7B-Qwen2-hf": {
-        "config.json": NOT_FOUND + " (the lmms-lab/LLaVA-Video-7B-Qwen2 original's file list was)",
-        "chat_template": NOT_FOUND + " (the llava-onevision-*-hf template of the same architecture is used)",
-        "added_tokens.json": FOUND + " (lmms-lab original: <image> 151646, <|im_end|> 151645)",
-        "inference code": FOUND
-        + " (LLaVA-NeXT docs/LLaVA_Video_1003.md and llava/train/train.py time instruction)",
-    },
-    "llava-hf/llava-onevision-qwen2-7b-ov-hf": {
-        "config.json": FOUND
-        + " (commit diff: image_token_index 151646, vocab 152128, max_position 32768, siglip 384)",
-        "chat_template.json": FOUND + " (same text in the 7b-si and 0.5b-si conversions)",
-        "generation_config.json": FOUND,
-        "video_processor/preprocessor_config.json": NOT_FOUND + " (listed, 428 B, content not stored)",
-        "added_tokens.json": FOUND + " (72b-ov-chat-hf: <image> 151646, <video> 151647)",
-    },
-    "llava-hf/LLaVA-NeXT-Video-7B-hf": {
-        "config.json": FOUND,
-        "processor_config.json": FOUND + " (chat template)",
-        "generation_config.json": NOT_FOUND,
-        "video_processor config": NOT_FOUND,
-    },
-    "Qwen/Qwen2-VL-7B-Instruct": {
-        "config.json": FOUND + " (quantised re-uploads of the same config: token ids, max_position 32768)",
-        "chat_template": FOUND + " (the Qwen2.5-VL tokenizer_config chat template, identical for Qwen2-VL)",
-        "preprocessor_config.json": NOT_FOUND,
-        "video_preprocessor_config.json": NOT_FOUND,
-        "qwen-vl-utils": FOUND + " (constants: pixel bounds, FRAME_FACTOR, FPS, MODEL_SEQ_LEN)",
-    },
-    "Qwen/Qwen2.5-VL-7B-Instruct": {
-        "config.json": NOT_FOUND + " (context 128000 as qwen-vl-utils' MODEL_SEQ_LEN)",
-        "chat_template": FOUND,
-        "preprocessor_config.json": NOT_FOUND,
-    },
-    "OpenGVLab/InternVL3-8B-hf": {
-        "processor_config.json": FOUND + " (image_seq_length 256)",
-        "chat_template.jinja": NOT_FOUND + " (listed, 481 B, content not stored)",
-        "config.json": NOT_FOUND + " (listed, 1.96 kB, content not stored)",
-        "added_tokens.json": NOT_FOUND + " (listed, 811 B)",
-        "model card video example": NOT_FOUND
-        + " (the InternVideo2.5 demo.py of the same lineage was: Frame{i}: <image> per frame)",
-    },
 }
