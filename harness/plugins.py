@@ -33,6 +33,7 @@ HOOKS = {
     "register_builders": "builder",
     "register_judges": "judge",
     "register_reports": "report",
+    "register_importers": "importer",
 }
 
 

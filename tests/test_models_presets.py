@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from harness.media import VideoRef
-from harness.requests import Message, Request, TextPart, VideoPart
+from harness.requests import Message, Request, TextPart, VideoPart, label_text
 
 os.environ["HF_HUB_OFFLINE"] = "1"
 torch = pytest.importorskip("torch")
@@ -305,10 +305,11 @@ def test_labelled_clips_stay_with_their_clips_under_the_published_template(
     assert len(labels) >= 3 and all(labels)
     video = "<|video_pad|>" if preset.startswith("qwen") else "<video>"
     squeezed = re.sub(f"({re.escape(video)})+", "[V]", text)
-    positions = [squeezed.index(f"{label}: ") for label in labels if label]
+    printed = [label_text(label) for label in labels]
+    positions = [squeezed.index(p) for p in printed]
     assert positions == sorted(positions)
-    for label in labels:
-        after = squeezed[squeezed.index(f"{label}: ") + len(label) + 2 :]
+    for p in printed:
+        after = squeezed[squeezed.index(p) + len(p) :].lstrip(" ")
         assert after.startswith("[V]") or after.startswith("<|vision_start|>[V]")
     if preset == "llava_video_7b":
         assert squeezed.count("[V]\nThe video lasts for ") == len(labels)

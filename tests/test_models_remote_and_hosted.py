@@ -102,7 +102,7 @@ def test_internvideo_runs_its_remote_code_as_the_demo_does(remote_checkpoint):
     shape, patches, max_new, question = response.text.split("|", 3)
     assert shape == "5x3x448x448" and patches == "5" and max_new == "7"  # one 448 px tile per frame
     assert question == (
-        "Clip A: Frame1: <image>\nFrame2: <image>\nClip B: Frame1: <image>\nFrame2: <image>\nFrame3: <image>\n"
+        "Clip A:Frame1: <image>\nFrame2: <image>\nClip B:Frame1: <image>\nFrame2: <image>\nFrame3: <image>\n"
         "Which clip comes first?"
     )
     assert model.identity()["args"]["recipe"] == "internvideo2_5_demo"

@@ -1,4 +1,4 @@
-"""`python -m harness ls tasks|models|metrics|builders|judges|plugins`: what the plugins registered.
+"""`python -m harness ls tasks|models|metrics|builders|judges|reports|importers|plugins`: what the plugins registered.
 
 Task configs are indexed from YAML without importing task code, so this stays fast.
 """
@@ -10,7 +10,7 @@ import argparse
 from harness.errors import EXIT_OK
 from harness.plugins import load_plugins
 
-WHAT = ("tasks", "models", "metrics", "builders", "judges", "reports", "plugins")
+WHAT = ("tasks", "models", "metrics", "builders", "judges", "reports", "importers", "plugins")
 
 
 def main(argv: list[str], command: str = "ls") -> int:

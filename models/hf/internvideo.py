@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from harness.model import Model
-from harness.requests import Capabilities, ImagePart, Request, Response, TextPart, VideoPart
+from harness.requests import Capabilities, ImagePart, Request, Response, TextPart, VideoPart, label_text
 from models.args import as_bool, as_int, as_str
 from models.hf.generation import cut_at_stop, plan_generation
 
@@ -56,12 +56,12 @@ def build_prompt(request: Request) -> tuple[str, list[np.ndarray]]:
                         f"request doc_id={request.doc_id!r}: video {part.ref.path} has no decoded frames"
                     )
                 if part.label:
-                    pieces.append(f"{part.label}: ")
+                    pieces.append(label_text(part.label))
                 pieces.append("".join(f"Frame{i + 1}: <image>\n" for i in range(len(part.frames))))
                 frames.extend(np.asarray(part.frames))
             elif isinstance(part, ImagePart):
                 if part.label:
-                    pieces.append(f"{part.label}: ")
+                    pieces.append(label_text(part.label))
                 pieces.append("<image>\n")
                 frames.append(np.asarray(part.image))
     return "".join(pieces), frames
