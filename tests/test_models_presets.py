@@ -373,3 +373,16 @@ def test_visual_tokens_are_reported_per_request(checkpoints):
     ragged = _request(_clip(frames=5, label="A"), _clip(frames=2, label="B"))
     with pytest.raises(ValueError, match=r"clips hold \[2, 5\] frames"):
         model.generate([ragged])
+
+
+def test_qwen_video_bounds_leave_the_images_of_a_request_alone(checkpoints):
+    """qwen-vl-utils' video pixel bounds go to the video processor only: an image in the same request keeps
+    the image processor's own sizing."""
+    from harness.requests import ImagePart
+
+    model = _model(checkpoints, "qwen2_vl_7b")
+    image = ImagePart(image=np.full((40, 48, 3), 120, dtype=np.uint8))
+    image_id = model.processor.image_token_id
+    alone = model.encode([_request(image)])["input_ids"]
+    mixed = model.encode([_request(image, _clip(frames=4))])["input_ids"]
+    assert int((mixed == image_id).sum()) == int((alone == image_id).sum()) > 0

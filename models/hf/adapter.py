@@ -258,7 +258,10 @@ class HFModel(Model):
         if videos:
             kwargs["videos"] = videos
             kwargs["video_metadata"] = metadata
-            kwargs.update(self.recipe.processor_kwargs(self.budget.context_length, n_videos))
+            # as videos_kwargs: a top-level `size` would resize the images of the request too
+            extra = self.recipe.processor_kwargs(self.budget.context_length, n_videos)
+            if extra:
+                kwargs["videos_kwargs"] = extra
         if images:
             kwargs["images"] = images
         try:
