@@ -22,7 +22,7 @@ from harness.requests import (
     TextPart,
     VideoPart,
 )
-from harness.task import DroppedRow, MediaPathError, Parsed, Task, safe_media_path
+from harness.task import DroppedRow, MediaPathError, Parsed, Task, read_jsonl_rows, safe_media_path
 
 
 def registry(include_paths: tuple = ()):
@@ -65,5 +65,6 @@ __all__ = [
     "file_sha256",
     "hookimpl",
     "media_identity",
+    "read_jsonl_rows",
     "safe_media_path",
 ]

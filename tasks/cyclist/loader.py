@@ -30,6 +30,7 @@ BUILD_HINT = (
     "questions with the CycliST question generator (docs/builders/cyclist_questions.md), or point --data at "
     "the release (one folder per tier: unicycle, unicycle_cluttered, bicycle, tricycle, nightrider)"
 )
+SPLITS = ("train", "val", "test")
 _MATERIAL_ALIASES = {"mymetal": "metal", "metallic": "metal", "metal": "metal", "rubber": "rubber"}
 
 
@@ -82,6 +83,18 @@ def _split_of(record: dict, source: Path) -> Optional[str]:
     return split_name(source.stem)
 
 
+def _unusable(record: dict, source: Path, where: str) -> Optional[DroppedRow]:
+    """A DroppedRow when a record's split or tier is no known value (counted, never silently skipped)."""
+    split = _split_of(record, source)
+    if split is not None and split not in SPLITS:
+        return DroppedRow(
+            "bad_split", f"{where}: split {record.get('split')!r}; expected one of {', '.join(SPLITS)}"
+        )
+    if record.get("tier") and str(record["tier"]) not in TIERS:
+        return DroppedRow("bad_tier", f"{where}: tier {record['tier']!r}; expected one of {', '.join(TIERS)}")
+    return None
+
+
 def question_rows(root: Path, split: str, tier: Optional[str]) -> list[dict]:
     """Every question of the split in the folder, as task rows (release fields kept)."""
     files = _question_files(root)
@@ -96,18 +109,37 @@ def question_rows(root: Path, split: str, tier: Optional[str]) -> list[dict]:
         if not isinstance(questions, list):
             raise DataError(f"CycliST: {path}: expected {{'questions': [...]}} or a list of questions")
         for i, q in enumerate(questions):
+            where = f"CycliST: {path} question {i}"
+            if not isinstance(q, dict):
+                rows.append(DroppedRow("not_a_mapping", f"{where} is {type(q).__name__}, not an object"))
+                continue
+            unusable = _unusable(q, path, where)
+            if unusable is not None:
+                rows.append(unusable)
+                continue
             if _split_of(q, path) not in (split, None):
                 continue
             if tier and q.get("tier") and str(q["tier"]) != tier:
                 continue
             family = family_of(q)
             if family is None:
-                raise DataError(
-                    f"CycliST: {path} question {i}: cannot tell its family from 'family'/'template_filename' "
-                    f"({q.get('family') or q.get('template_filename')!r}); known families: {', '.join(FAMILIES)}"
+                rows.append(
+                    DroppedRow(
+                        "unknown_family",
+                        f"{where}: cannot tell its family from 'family'/'template_filename' "
+                        f"({q.get('family') or q.get('template_filename')!r}); known: {', '.join(FAMILIES)}",
+                    )
                 )
-            if "answer" not in q or "video_filename" not in q:
-                raise DataError(f"CycliST: {path} question {i}: missing 'answer' or 'video_filename'")
+                continue
+            missing = [f for f in ("question", "answer", "video_filename") if f not in q]
+            if missing:
+                rows.append(
+                    DroppedRow("missing_field", f"{where}: missing {', '.join(repr(f) for f in missing)}")
+                )
+                continue
+            if not isinstance(q["answer"], (str, int, float, bool)) or not isinstance(q["question"], str):
+                rows.append(DroppedRow("bad_value", f"{where}: 'question' must be text, 'answer' a value"))
+                continue
             target = canonical_target(q["answer"])
             row = dict(q)
             row.update(
@@ -182,6 +214,14 @@ def caption_rows(root: Path, split: str, tier: Optional[str]) -> list[Any]:
                 )
             )
             continue
+        if scene.get("tier") and str(scene["tier"]) not in TIERS:
+            rows.append(
+                DroppedRow(
+                    "bad_tier",
+                    f"scene {name} in {root}: tier {scene['tier']!r}; expected one of {', '.join(TIERS)}",
+                )
+            )
+            continue
         if scene_split != split:
             continue
         if tier and scene.get("tier") and str(scene["tier"]) != tier:
@@ -192,7 +232,7 @@ def caption_rows(root: Path, split: str, tier: Optional[str]) -> list[Any]:
             continue
         try:
             objects = scene_objects(scene, f"scene {name}")
-        except DataError as exc:
+        except (DataError, TypeError, AttributeError) as exc:  # e.g. objects not a list
             rows.append(DroppedRow("bad_scene", str(exc)))
             continue
         rows.append(
@@ -223,4 +263,4 @@ def load(root: Optional[Path], split: str, options: dict) -> list[Any]:
     if family is not None and family not in FAMILIES:
         raise DataError(f"CycliST: dataset.options.family {family!r} is not one of {', '.join(FAMILIES)}")
     rows = question_rows(Path(root), split, tier)
-    return [r for r in rows if family is None or r["family"] == family]
+    return [r for r in rows if family is None or isinstance(r, DroppedRow) or r["family"] == family]

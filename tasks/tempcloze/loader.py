@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 from typing import Any, Optional
 
-from harness.api import DataError
+from harness.api import DataError, DroppedRow
 from tasks.tempcloze.protocol import (
     AFTER,
     BEFORE,
@@ -315,14 +315,19 @@ def mixed_docs(root: Path, opts: dict) -> list[dict]:
         raise DataError(f"tempcloze: {path} must be a JSON list of {{stem, S, A, P}} rows")
     docs = []
     for i, row in enumerate(rows):
-        if not isinstance(row, dict) or "stem" not in row:
-            raise DataError(f"tempcloze: {path} row {i} is {row!r}; expected {{stem, S, A, P}}")
-        picks = {}
-        for dim in DIMENSIONS:
-            value = row.get(dim) or row.get(PUBLIC_KEY[dim])
-            if not value:
-                raise DataError(f"tempcloze: {path} row {i} has no '{dim}' distractor: {row!r}")
-            picks[dim] = str(value).removesuffix(".mp4")
+        if not isinstance(row, dict) or "stem" not in row:  # counted in the results, the run goes on
+            docs.append(
+                DroppedRow(
+                    "malformed_row", f"tempcloze: {path} row {i} is {row!r:.80}; expected {{stem, S, A, P}}"
+                )
+            )
+            continue
+        picks = {dim: row.get(dim) or row.get(PUBLIC_KEY[dim]) for dim in DIMENSIONS}
+        lacking = [dim for dim, value in picks.items() if not value]
+        if lacking:
+            docs.append(DroppedRow("missing_field", f"tempcloze: {path} row {i} has no {lacking} distractor"))
+            continue
+        picks = {dim: str(value).removesuffix(".mp4") for dim, value in picks.items()}
         stem = str(row["stem"])
         item = Item(root, stem, opts["media"])
         candidates = [GT, picks["S"], picks["A"], picks["P"]]
