@@ -161,3 +161,38 @@ def test_plugins_register_the_new_presets_lazily():
     assert names["internvideo2_5_8b"] == "models.hf.internvideo:InternVideo25"
     assert names["qwen3_vl_8b"] == "models.hf.presets:Qwen3VL8B"
     assert names["gemini_2_5_flash"] == "models.openai_api.presets:Gemini25Flash"
+
+
+def test_internvideo_through_the_evaluator_on_a_built_cyclist_set(remote_checkpoint, tmp_path):
+    from builders.cyclist.plugin import CyclistBuilder
+    from harness.plugins import load_plugins
+    from harness.results import read_samples
+    from harness.run_config import RunConfig
+    from harness.runner import run
+
+    (demo,) = CyclistBuilder().demo(tmp_path / "cyclist")
+    cfg = RunConfig(
+        tasks=["cyclist_l1"],
+        model="internvideo2_5_8b",
+        model_args={
+            "pretrained": str(remote_checkpoint),
+            "trust_remote_code": "true",
+            "dtype": "float32",
+            "device": "cpu",
+        },
+        data=demo.data_dir,
+        limit=1,
+        gen_kwargs={"max_new_tokens": 3},
+        output_path=tmp_path / "out",
+        log_samples=True,
+        no_cache=True,
+        progress=False,
+    )
+    out = run(cfg, load_plugins())
+    (rec,) = read_samples(out.samples_paths["cyclist_l1"])
+    assert rec["error"] is None
+    frames = len(rec["media"][0]["indices"])
+    shape, patches, max_new, question = rec["raw"].split("|", 3)
+    assert (shape, patches, max_new) == (f"{frames}x3x448x448", str(frames), "3")
+    assert question.startswith("".join(f"Frame{i + 1}: <image>\n" for i in range(frames)))
+    assert out.results["model"]["identity"]["args"]["recipe"] == "internvideo2_5_demo"
