@@ -31,6 +31,9 @@ import numpy as np
 
 from harness.frames.writer import write_video
 
+#: the interpreter with lmms-eval installed (tests skip this script where it is not set)
+REQUIRES_ENV = "LMMS_EVAL_PYTHON"
+
 HARNESS_TASK = """\
 task: bench_side_by_side
 version: 1
@@ -127,7 +130,7 @@ def _timed(cmd: list[str], env: dict[str, str], cwd: Path) -> float:
 
 
 def run(fast: bool = False) -> list[dict]:
-    lmms_python = os.environ.get("LMMS_EVAL_PYTHON")
+    lmms_python = os.environ.get(REQUIRES_ENV)
     if not lmms_python or not Path(lmms_python).exists():
         raise RuntimeError(
             "set LMMS_EVAL_PYTHON to a python where `pip install \"lmms-eval==0.7.3\" \"filelock<4\"` ran"
