@@ -86,7 +86,8 @@ def test_shifted_boxes_score_the_hand_computed_iou():
     )
     parsed = parse(Response(text=text), doc)
     assert parsed.valid
-    assert score(parsed, doc["answer"], doc)["IoU"] == pytest.approx((8 + 25) / (24 + 25))
+    # LISA's per-image IoU averaged over the query's frames (not the query's pooled pixels (8 + 25) / (24 + 25)).
+    assert score(parsed, doc["answer"], doc)["IoU"] == pytest.approx((8 / 24 + 25 / 25) / 2, rel=1e-5)
     norm = json.dumps(
         {"coordinates": "normalized", "boxes": [{"frame": 0, "bbox_xywh": [0.1, 0.2, 0.2, 0.4]}]}
     )

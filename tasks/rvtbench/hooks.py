@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from harness.api import Parsed, Response
-from metrics import decode_rle, j_and_f, jaccard, rouge_l_per_sample
+from metrics import decode_rle, j_and_f, jaccard, per_query_iou, rouge_l_per_sample
+from metrics.ptb_java import tokenize_captions
 
 from .boxes import BoxFormatError, parse_text_boxes, structured_boxes
 from .release import load_samples
@@ -95,10 +96,9 @@ def score(parsed: Parsed, target: dict, doc: dict) -> dict:
         h, w = _size(doc, target)
         gt = raster(target["boxes"], h, w)
         pred = raster(parsed.answer if parsed.valid else [[] for _ in target["frames"]], h, w)
-        union = np.count_nonzero(pred | gt)
-        return {"IoU": 1.0 if union == 0 else np.count_nonzero(pred & gt) / union}
-    cand = parsed.answer if parsed.valid else ""
-    return {"ROUGE-L": rouge_l_per_sample([cand], [[target["text"]]])[0]}
+        return {"IoU": float(per_query_iou([pred], [gt])[0])}  # mean per-frame IoU (LISA's per image)
+    cand, ref = tokenize_captions([parsed.answer if parsed.valid else "", target["text"]], memo=True)
+    return {"ROUGE-L": rouge_l_per_sample([cand], [[ref]], tokenize=False)[0]}
 
 
 def oracle_answer(doc: dict, target: dict):

@@ -17,6 +17,9 @@ METRICS = {
     "text": ("BLEU-4", "ROUGE-L", "BERTScore", "CIDEr-D"),
 }
 PLOTTED = {"J&F": "Table 2 metric", "cIoU": "Table 3 metric"}
+# Metrics not on a 0-1 scale, printed as they are (CIDEr-D: pycocoevalcap's x10 scale, 10 = a perfect match
+# of every n-gram; the paper's "CIDEr (%)" column is this number, not a percentage).
+OWN_SCALE = {"CIDEr-D": 10.0}
 
 
 def _cells(run: dict, task: str) -> dict:
@@ -43,11 +46,16 @@ def metric_table(runs: Sequence[dict], task: str, metric: str) -> Table:
     """One metric: overall, then category x level columns (the paper's layout)."""
     keys = ["overall"] + [f"{c}|{lv}" for c in CATEGORIES for lv in LEVELS]
     cols = ["Overall"] + [f"{c.capitalize()} {lv}" for c in CATEGORIES for lv in LEVELS]
+    own = OWN_SCALE.get(metric)
     table = Table(
-        f"{task}: {metric} (%)",
+        f"{task}: {metric}" + ("" if own else " (%)"),
         cols,
-        note="band from 0 to 100 %; empty: no sample in the cell "
-        "or the metric was not computed (see the task's results).",
+        note=(
+            f"{metric} on its own scale (pycocoevalcap's, band 0 to {own:g}, not a percentage)"
+            if own
+            else "band from 0 to 100 %"
+        )
+        + "; empty: no sample in the cell or the metric was not computed (see the task's results).",
     )
     for r in runs:
         cells = _cells(r, task)
@@ -59,7 +67,8 @@ def metric_table(runs: Sequence[dict], task: str, metric: str) -> Table:
                     None,
                     (cells.get(k) or {}).get("n_samples"),
                     chance=0.0,
-                    best=1.0,
+                    best=own or 1.0,
+                    fmt="num" if own else "pct",
                     show_chance=False,
                 )
                 for k in keys
