@@ -4,10 +4,10 @@ and how closely the port matches Java on a large varied corpus (tests/ptb_corpus
 import shutil
 
 import pytest
+from ptb_corpus import corpus
 
 from metrics import bleu4, cider_d, ptb_tokenize
 from metrics.ptb_java import JAVA_NAME, PYTHON_NAME, active_tokenizer, java_available, tokenize_captions
-from ptb_corpus import corpus
 
 java_missing = shutil.which("java") is None or not java_available()
 
