@@ -20,7 +20,6 @@ from typing import Any
 from .dt import write_dt
 from .facts import downsample, object_facts
 from .queries import video_samples
-from .tree import build_tree
 
 MANIFEST_VERSION = 1
 
@@ -67,6 +66,7 @@ def build_dataset(
     """Build every video: `sources` are (video id, video file, make_dt(video_rel) -> DT) triples."""
     out.mkdir(parents=True, exist_ok=True)
     samples: list[dict] = []
+    stats: dict = {}
     iterator = sources
     if progress:
         from tqdm import tqdm
@@ -80,20 +80,26 @@ def build_dataset(
         sampled = downsample(dt, options.downsample)
         facts = object_facts(sampled)
         selection = selector.select(sampled, facts, rng)
-        trees = {obj: build_tree(obj, facts, rng) for obj, _ in selection}
         frames = evaluation_frames(dt["metadata"]["duration"], dt["metadata"]["fps"], options.eval_frames)
-        samples.extend(video_samples(dt, sampled, facts, selection, trees, writer, frames, video_id, rng))
+        samples.extend(video_samples(dt, sampled, facts, selection, writer, frames, video_id, rng, stats))
     lines = [json.dumps(s, sort_keys=True, separators=(",", ":")) for s in samples]
     tmp = out / ".test.jsonl.tmp"
     tmp.write_text("\n".join(lines) + ("\n" if lines else ""))
     tmp.replace(out / "test.jsonl")
-    manifest = _manifest(samples, options, len(sources), selector, writer)
+    manifest = _manifest(samples, options, len(sources), selector, writer, stats)
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
     return manifest
 
 
-def _manifest(samples: list[dict], options: BuildOptions, n_videos: int, selector: Any, writer: Any) -> dict:
+TASK_TYPES = ("segmentation", "grounding", "vqa", "summary")
+CATEGORIES = ("semantic", "spatial", "temporal")
+
+
+def _manifest(
+    samples: list[dict], options: BuildOptions, n_videos: int, selector: Any, writer: Any, stats: dict
+) -> dict:
     cells = Counter(f"{s['task_type']}|{c}|L{s['level']}" for s in samples for c in s["categories"])
+    every = [f"{t}|{c}|L{lv}" for t in TASK_TYPES for c in CATEGORIES for lv in (1, 2, 3, 4)]
     return {
         "builder": "rvtbench",
         "version": MANIFEST_VERSION,
@@ -106,6 +112,11 @@ def _manifest(samples: list[dict], options: BuildOptions, n_videos: int, selecto
             "by_category": dict(sorted(Counter(c for s in samples for c in s["categories"]).items())),
             "by_type_category_level": dict(sorted(cells.items())),
             "non_unique_referents": sum(1 for s in samples if not s["unique"]),
+            "missing_cells": [c for c in every if not cells.get(c)],
+            "rejected_ambiguous": stats.get("rejected_ambiguous", 0),
+            "category_fallbacks": stats.get("category_fallbacks", 0),
+            "no_unique_query": stats.get("no_unique_query", 0),
+            "segmentation_by_largest": getattr(selector, "largest_fallbacks", 0),
             "llm_fallbacks": {
                 "selector": getattr(selector, "fallbacks", 0),
                 "queries": getattr(writer, "fallbacks", 0),

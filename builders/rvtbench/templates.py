@@ -10,9 +10,17 @@ from __future__ import annotations
 import random
 
 from .dt import RELATION_WORDS
-from .facts import ATTRIBUTE_ORDER, EVENT_WORDS, ObjectFacts
+from .facts import ATTRIBUTE_ORDER, EVENT_WORDS, POSITION_WORDS, TEMPORAL_RELATION_WORDS, ObjectFacts
 
 REL_WORDS = {**RELATION_WORDS, "passes": "passing"}
+# Relations phrased as a verb clause ("that has the same colour as X") rather than "that is <rel> X".
+VERB_RELATIONS = {
+    **TEMPORAL_RELATION_WORDS,
+    "same_color_as": "has the same colour as",
+    "same_shape_as": "has the same shape as",
+    "same_material_as": "is made of the same material as",
+    "same_size_as": "has the same size as",
+}
 SEG_FORMS = ("Segment {e}.", "Please segment {e} in the video.", "Find and segment {e}.")
 GROUND_FORMS = (
     "Locate {e} in every frame.",
@@ -29,10 +37,14 @@ def phrase(expr: dict) -> str:
     noun = attrs.get("shape") or attrs.get("category") or "object"
     text = " ".join(["the", *adjs, noun])
     clauses = [f"that {EVENT_WORDS[e]}" for e in expr["events"]]
+    clauses += [f"that {POSITION_WORDS[p]}" for p in expr.get("positions", [])]
     if expr.get("rel"):
         child = phrase(expr["child"])
+        rel = expr["rel"]
         clauses.append(
-            f"that is {REL_WORDS[expr['rel']]} {child}" if expr["rel"] != "passes" else f"that passes {child}"
+            f"that {VERB_RELATIONS[rel]} {child}"
+            if rel in VERB_RELATIONS
+            else f"that is {REL_WORDS[rel]} {child}"
         )
     return text + (" " + " and ".join(clauses) if clauses else "")
 
@@ -79,7 +91,9 @@ def summary_answer(expr: dict, facts: dict[str, ObjectFacts]) -> str:
             sentences.append(text + ".")
         if node.get("rel") and node.get("child"):
             child = facts[node["child"]["instance"]]
-            sentences.append(f"It is {REL_WORDS[node['rel']]} {child.description.rstrip('.')}.")
+            rel = node["rel"]
+            verb = VERB_RELATIONS.get(rel, f"is {REL_WORDS.get(rel, rel)}")
+            sentences.append(f"It {verb} {child.description.rstrip('.')}.")
         subject = "There is"
         node = node.get("child")
     return " ".join(sentences)
