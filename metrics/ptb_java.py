@@ -15,6 +15,7 @@ import importlib.util
 import os
 import shutil
 import subprocess
+import tempfile
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -57,24 +58,38 @@ def active_tokenizer() -> str:
 
 
 def java_tokenize(captions: Sequence[str]) -> list[str]:
-    """pycocoevalcap's PTBTokenizer over one batch of captions (one Java process), in input order."""
-    from pycocoevalcap.tokenizer.ptbtokenizer import PTBTokenizer
+    """pycocoevalcap's PTBTokenizer over one batch of captions (one Java process), in input order.
+
+    The same command, input and output handling as `PTBTokenizer.tokenize` (its jar, its PUNCTUATIONS),
+    except that the temporary file goes to the system temp folder (not into the installed package) and
+    CoreNLP's progress line on stderr is captured instead of printed.
+    """
+    from pycocoevalcap.tokenizer import ptbtokenizer as ref
 
     if not captions:
         return []
-    batch = {i: [{"caption": c.translate(_LINE_BREAKS)}] for i, c in enumerate(captions)}
-    try:
-        out = PTBTokenizer().tokenize(batch)
-    except (OSError, subprocess.SubprocessError) as err:
+    jar_dir = os.path.dirname(os.path.abspath(ref.__file__))
+    sentences = "\n".join(c.replace("\n", " ").translate(_LINE_BREAKS) for c in captions)
+    with tempfile.TemporaryDirectory(prefix="harness-ptb-") as tmp:
+        path = os.path.join(tmp, "captions.txt")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(sentences)
+        cmd = ["java", "-cp", ref.STANFORD_CORENLP_3_4_1_JAR, "edu.stanford.nlp.process.PTBTokenizer"]
+        cmd += ["-preserveLines", "-lowerCase", path]
+        try:
+            done = subprocess.run(cmd, cwd=jar_dir, capture_output=True, check=True)
+        except (OSError, subprocess.SubprocessError) as err:
+            raise RuntimeError(
+                f"pycocoevalcap's Java PTBTokenizer failed ({err}); fix the Java install or set {ENV}=python"
+            ) from None
+    lines = done.stdout.decode("utf-8").split("\n")
+    if len(lines) < len(captions):
         raise RuntimeError(
-            f"pycocoevalcap's Java PTBTokenizer failed ({err}); fix the Java install or set {ENV}=python"
-        ) from None
-    if len(out) != len(captions):
-        raise RuntimeError(
-            f"pycocoevalcap's Java PTBTokenizer returned {len(out)} of {len(captions)} captions; "
+            f"pycocoevalcap's Java PTBTokenizer returned {len(lines)} of {len(captions)} captions; "
             f"set {ENV}=python to use the Python port"
         )
-    return [out[i][0] for i in range(len(captions))]
+    drop = set(ref.PUNCTUATIONS)
+    return [" ".join(w for w in line.rstrip().split(" ") if w not in drop) for line in lines[: len(captions)]]
 
 
 _MEMO: dict[str, str] = {}

@@ -20,6 +20,7 @@ from typing import Any
 from .dt import write_dt
 from .facts import downsample, object_facts
 from .queries import video_samples
+from .vqa import answer_vocabulary
 
 MANIFEST_VERSION = 1
 
@@ -67,6 +68,7 @@ def build_dataset(
     out.mkdir(parents=True, exist_ok=True)
     samples: list[dict] = []
     stats: dict = {}
+    all_facts: list[dict] = []
     iterator = sources
     if progress:
         from tqdm import tqdm
@@ -79,6 +81,7 @@ def build_dataset(
         write_dt(dt, out / "dt" / f"{video_id}.json")
         sampled = downsample(dt, options.downsample)
         facts = object_facts(sampled)
+        all_facts.append(facts)
         selection = selector.select(sampled, facts, rng)
         frames = evaluation_frames(dt["metadata"]["duration"], dt["metadata"]["fps"], options.eval_frames)
         samples.extend(video_samples(dt, sampled, facts, selection, writer, frames, video_id, rng, stats))
@@ -87,6 +90,7 @@ def build_dataset(
     tmp.write_text("\n".join(lines) + ("\n" if lines else ""))
     tmp.replace(out / "test.jsonl")
     manifest = _manifest(samples, options, len(sources), selector, writer, stats)
+    manifest["answer_vocabulary"] = answer_vocabulary(all_facts)  # the `random` baseline's VQA answers
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
     return manifest
 

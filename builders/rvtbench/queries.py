@@ -38,8 +38,8 @@ class TemplateQueries:
 
     def write(
         self, task_type: str, expr: dict, sub: dict, facts: dict, sampled: dict, rng: random.Random
-    ) -> tuple[str, str | None, list[str]]:
-        """(query, answer or None, categories)."""
+    ) -> tuple[str, str | dict | None, list[str]]:
+        """(query, answer or None, categories); a VQA answer is {text, canonical, kind}."""
         query, answer = query_text(task_type, expr, facts, rng)
         return query, answer, list(expr["categories"])
 
@@ -202,7 +202,7 @@ def video_samples(
                 if task_type in ("segmentation", "grounding"):
                     target = ground_truth(task_type, dt, referents, eval_frames)
                 else:
-                    target = {"text": answer}
+                    target = dict(answer) if isinstance(answer, dict) else {"text": answer}
                 out.append(
                     {
                         "id": f"{video_id}_o{obj}_{task_type}_L{level}",

@@ -11,6 +11,7 @@ import random
 
 from .dt import RELATION_WORDS
 from .facts import ATTRIBUTE_ORDER, EVENT_WORDS, POSITION_WORDS, TEMPORAL_RELATION_WORDS, ObjectFacts
+from .vqa import vqa_question
 
 REL_WORDS = {**RELATION_WORDS, "passes": "passing"}
 # Relations phrased as a verb clause ("that has the same colour as X") rather than "that is <rel> X".
@@ -51,27 +52,17 @@ def phrase(expr: dict) -> str:
 
 def query_text(
     task_type: str, expr: dict, facts: dict[str, ObjectFacts], rng: random.Random
-) -> tuple[str, str | None]:
-    """(query, answer) for one expression; the answer is None for segmentation and grounding."""
+) -> tuple[str, str | dict | None]:
+    """(query, answer) for one expression: None for segmentation and grounding, the summary text, or for VQA
+    {"text": sentence, "canonical": short answer, "kind": question kind} (builders/rvtbench/vqa.py)."""
     e = phrase(expr)
     if task_type == "segmentation":
         return rng.choice(SEG_FORMS).format(e=e), None
     if task_type == "grounding":
         return rng.choice(GROUND_FORMS).format(e=e), None
-    root = facts[expr["instance"]]
     if task_type == "vqa":
-        unused = [k for k in ATTRIBUTE_ORDER if k in root.attributes and k not in expr["attrs"]]
-        if unused:
-            key = rng.choice(unused)
-            word = "colour" if key == "color" else key
-            return f"What is the {word} of {e}?", f"The {word} of the object is {root.attributes[key]}."
-        events = [ev for ev in root.events if ev not in expr["events"]]
-        if events:
-            return f"What does {e} do during the video?", f"It {EVENT_WORDS[events[0]]}."
-        return (
-            f"Does {e} move during the video?",
-            "No, it stays in place." if not root.events else "Yes, it moves.",
-        )
+        kind, question, sentence, canonical = vqa_question(expr, facts, e, rng)
+        return question, {"text": sentence, "canonical": canonical, "kind": kind}
     if task_type == "summary":
         return rng.choice(SUMMARY_FORMS).format(e=e), summary_answer(expr, facts)
     raise ValueError(f"unknown task type '{task_type}'")

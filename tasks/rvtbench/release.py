@@ -58,13 +58,20 @@ def load_samples(root: Path, split: str, options: dict) -> list[dict]:
     if root is None:
         raise ValueError("rvtbench: no dataset folder; pass --data DIR (a build or a copy of the release)")
     manifest = root / "manifest.json"
-    if manifest.exists() and json.loads(manifest.read_text()).get("builder") == "rvtbench":
+    info = json.loads(manifest.read_text()) if manifest.exists() else {}
+    if info.get("builder") == "rvtbench":
         path = root / f"{split}.jsonl"
         if not path.exists():
             raise ValueError(
                 f"rvtbench: {path} is missing; rebuild with `python -m harness build rvtbench ...`"
             )
         rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        vocab = info.get("answer_vocabulary")  # the DT's answer domain, for the `random` baseline and the judge
+        for r in rows:
+            if r["task_type"] in ("vqa", "summary") and vocab:
+                r["answer_vocabulary"] = vocab
+            if r["task_type"] == "vqa":
+                r["answer_kind"] = r["answer"].get("kind", "")
     else:
         rows = load_release(root)
     return [r for r in rows if task_type is None or r["task_type"] == task_type]

@@ -14,7 +14,7 @@ LEVELS = ("L1", "L2", "L3", "L4")
 METRICS = {
     "segmentation": ("J", "F", "J&F"),
     "grounding": ("cIoU", "gIoU", "AP@50"),
-    "text": ("BLEU-4", "ROUGE-L", "BERTScore", "CIDEr-D"),
+    "text": ("accuracy", "BLEU-4", "ROUGE-L", "BERTScore", "CIDEr-D"),
 }
 PLOTTED = {"J&F": "Table 2 metric", "cIoU": "Table 3 metric"}
 # Metrics not on a 0-1 scale, printed as they are (CIDEr-D: pycocoevalcap's x10 scale, 10 = a perfect match

@@ -86,9 +86,10 @@ def _text(rows: list[dict], tokens: dict) -> dict:
         "ROUGE-L": _num(rouge_l(cands, refs, tokenize=False)),
         "CIDEr-D": _num(cider_d(cands, refs, tokenize=False)),
     }
-    if any("correct" in (r.get("scores") or {}) for r in rows):
-        marks = [r["scores"].get("correct") for r in rows]
-        out["accuracy"] = _num(np.mean([m or 0.0 for m in marks]))
+    marks = [(r.get("scores") or {}).get("accuracy") for r in rows]
+    marks = [m for m in marks if m is not None]  # rows with a canonical answer (builds), judged correct or not
+    if marks:
+        out["accuracy"] = _num(np.mean(marks))
     raw_c = [r["parsed"]["answer"] if r["parsed"]["valid"] else "" for r in rows]
     raw_r = [[r["target"]["text"]] for r in rows]
     try:
