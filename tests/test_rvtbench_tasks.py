@@ -142,3 +142,20 @@ def test_release_format_fixture_loads():
     assert rows[3]["categories"] == ["semantic", "temporal"] and rows[3]["level"] == 4
     assert rows[0]["video"] == "rvtbench/videos/demo.mp4" or rows[0]["video"] == "videos/demo.mp4"
     assert load_samples(FIXTURE, "test", {"task_type": "vqa"})[0]["answer"] == {"text": "The cup."}
+
+
+def test_report_prints_cider_d_on_its_own_scale_and_names_the_tokenizer():
+    from harness.report.formatting import value_text as format_cell
+    from tasks.rvtbench.report_sections import metric_table, rvtbench_sections
+
+    cell = {"n_samples": 3, "CIDEr-D": 9.5, "ROUGE-L": 0.5}
+    run = {
+        "_label": "m",
+        "results": {"rvtbench_vqa": {"tables": {"tokenizer": "T", "by_category_level": {"overall": cell}}}},
+    }
+    cider = metric_table([run], "rvtbench_vqa", "CIDEr-D")
+    assert "%" not in cider.title and "not a percentage" in cider.note
+    assert format_cell(cider.cell("m", "Overall")) == "9.500"
+    rouge = metric_table([run], "rvtbench_vqa", "ROUGE-L")
+    assert rouge.title.endswith("(%)") and format_cell(rouge.cell("m", "Overall")) == "50.0"
+    assert "tokenized by T" in rvtbench_sections([run])[1].text

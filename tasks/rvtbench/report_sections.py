@@ -22,9 +22,13 @@ PLOTTED = {"J&F": "Table 2 metric", "cIoU": "Table 3 metric"}
 OWN_SCALE = {"CIDEr-D": 10.0}
 
 
-def _cells(run: dict, task: str) -> dict:
+def _tables(run: dict, task: str) -> dict:
     tables = (((run.get("results") or {}).get(task) or {}).get("tables")) or {}
-    return (tables.get("by_category_level") if isinstance(tables, dict) else None) or {}
+    return tables if isinstance(tables, dict) else {}
+
+
+def _cells(run: dict, task: str) -> dict:
+    return _tables(run, task).get("by_category_level") or {}
 
 
 def rvtbench_tasks(runs: Sequence[dict]) -> list[str]:
@@ -111,10 +115,11 @@ def rvtbench_sections(runs: list[dict[str, Any]]) -> list[ReportSection]:
         mine = [r for r in runs if _cells(r, task)]
         metrics = _metrics_of(mine, task)
         figures = [level_figure(mine, task, m) for m in metrics if m in PLOTTED]
+        tokenizers = sorted({t for r in mine if (t := _tables(r, task).get("tokenizer"))})
         out.append(
             ReportSection(
                 f"RVTBench: {task}",
-                "",
+                f"Captions PTB-tokenized by {' / '.join(tokenizers)}." if tokenizers else "",
                 [metric_table(mine, task, m) for m in metrics],
                 figures,
                 level=3,
