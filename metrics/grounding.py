@@ -22,7 +22,9 @@ CIOU_EPS = 1e-10  # LISA: intersection_meter.sum / (union_meter.sum + 1e-10)
 GIOU_EPS = 1e-5  # LISA: intersection_i / (union_i + 1e-5)
 
 
-def frame_areas(predictions: Sequence[Any], ground_truths: Sequence[Any]) -> list[tuple[np.ndarray, np.ndarray]]:
+def frame_areas(
+    predictions: Sequence[Any], ground_truths: Sequence[Any]
+) -> list[tuple[np.ndarray, np.ndarray]]:
     """Per query, the per-frame (intersection, union) pixel counts as two int64 arrays of length T."""
     if isinstance(predictions, np.ndarray) or isinstance(ground_truths, np.ndarray):
         raise ValueError(

@@ -27,7 +27,10 @@ METRICS: dict[str, tuple[str, str]] = {
         "metrics.grounding:ciou",
         "cumulative IoU (LISA): sum of intersections / (sum of unions + 1e-10) over all frames",
     ),
-    "giou": ("metrics.grounding:giou", "LISA gIoU: mean per-image (per-frame) IoU, 1 when both masks are empty"),
+    "giou": (
+        "metrics.grounding:giou",
+        "LISA gIoU: mean per-image (per-frame) IoU, 1 when both masks are empty",
+    ),
     "giou_boxes": ("metrics.grounding:giou_boxes", "mean per-query IoU of [x, y, w, h] grounding boxes"),
     "ap50": ("metrics.coco_ap:ap50", "COCO AP at IoU 0.5 for boxes or masks (pycocotools COCOeval)"),
     "bleu4": ("metrics.bleu:bleu4", "corpus BLEU-4 as pycocoevalcap (closest reference length)"),

@@ -113,9 +113,7 @@ def test_davis_frame_folder_runs_through_rvtbench_seg(davis, tmp_path):
     assert res["n_samples"] == 1 and res["metrics"]["J&F"]["value"] == 1.0
     sample = json.loads(out.samples_paths["rvtbench_seg"].read_text().splitlines()[0])
     (media,) = sample["media"]  # the oracle declares a one-frame budget
-    assert (
-        media["path"] == "JPEGImages/480p/seq" and media["fps"] == row["fps"] and media["indices"] == [0]
-    )
+    assert media["path"] == "JPEGImages/480p/seq" and media["fps"] == row["fps"] and media["indices"] == [0]
 
 
 def _seg_record(**extra) -> dict:

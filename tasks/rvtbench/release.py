@@ -66,7 +66,9 @@ def load_samples(root: Path, split: str, options: dict) -> list[dict]:
                 f"rvtbench: {path} is missing; rebuild with `python -m harness build rvtbench ...`"
             )
         rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-        vocab = info.get("answer_vocabulary")  # the DT's answer domain, for the `random` baseline and the judge
+        vocab = info.get(
+            "answer_vocabulary"
+        )  # the DT's answer domain, for the `random` baseline and the judge
         for r in rows:
             if r["task_type"] in ("vqa", "summary") and vocab:
                 r["answer_vocabulary"] = vocab
@@ -116,7 +118,11 @@ def _field(rec: dict, name: str, where: str) -> Any:
 def _check_fields(rec: Any, where: str) -> None:
     if not isinstance(rec, dict):
         raise ValueError(f"{where}: expected a record (a JSON object), got {type(rec).__name__}")
-    known = {a for aliases in FIELD_ALIASES.values() for a in aliases} | set(OPTIONAL_FIELDS) | set(IGNORED_FIELDS)
+    known = (
+        {a for aliases in FIELD_ALIASES.values() for a in aliases}
+        | set(OPTIONAL_FIELDS)
+        | set(IGNORED_FIELDS)
+    )
     unexpected = sorted(k for k in rec if k not in known)
     if unexpected:
         raise ValueError(
@@ -192,7 +198,9 @@ def _mask_rle(value: Any, size: tuple[int, int] | None, dirs: list[Path], where:
             return encode_rle(np.zeros(size, bool))[0]
         rle = coco_mask.merge(coco_mask.frPyObjects(polys, size[0], size[1]))
         return {"size": [int(v) for v in rle["size"]], "counts": rle["counts"].decode("ascii")}
-    raise ValueError(f"{where}: mask must be a COCO RLE, a polygon list or a PNG path, got {type(value).__name__}")
+    raise ValueError(
+        f"{where}: mask must be a COCO RLE, a polygon list or a PNG path, got {type(value).__name__}"
+    )
 
 
 def _boxes(values: list, where: str) -> list[list[list[float]]]:

@@ -87,7 +87,9 @@ def _text(rows: list[dict], tokens: dict) -> dict:
         "CIDEr-D": _num(cider_d(cands, refs, tokenize=False)),
     }
     marks = [(r.get("scores") or {}).get("accuracy") for r in rows]
-    marks = [m for m in marks if m is not None]  # rows with a canonical answer (builds), judged correct or not
+    marks = [
+        m for m in marks if m is not None
+    ]  # rows with a canonical answer (builds), judged correct or not
     if marks:
         out["accuracy"] = _num(np.mean(marks))
     raw_c = [r["parsed"]["answer"] if r["parsed"]["valid"] else "" for r in rows]

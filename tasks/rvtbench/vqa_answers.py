@@ -52,7 +52,9 @@ def judged_correct(judge: Any, doc: dict, reply: str) -> bool | None:
     """The LLM judge's verdict (None when it answers neither yes nor no)."""
     judge.register_template("rvtbench_vqa", JUDGE_TEMPLATE)
     prompt = JUDGE_TEMPLATE.format(question=doc["query"], canonical=doc["answer"]["canonical"], reply=reply)
-    first = next((w for w in _words(judge.ask(prompt, template_id="rvtbench_vqa")) if w in ("yes", "no")), None)
+    first = next(
+        (w for w in _words(judge.ask(prompt, template_id="rvtbench_vqa")) if w in ("yes", "no")), None
+    )
     return None if first is None else first == "yes"
 
 
