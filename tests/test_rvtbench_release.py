@@ -11,6 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
+from harness.api import DataError, DroppedRow
 from harness.frames import FrameSpec, load_clip, probe_video
 from harness.frames.cache import FrameCache
 from harness.media import VideoRef, media_identity
@@ -196,7 +197,7 @@ def test_unexpected_field_and_bad_boxes_are_named(tmp_path):
     (tmp_path / "s.json").write_text(
         json.dumps([_seg_record(answer={"0": [[0, 0, 1, 0, 1, 1]]}, colour="red")])
     )
-    with pytest.raises(ValueError, match=r"s.json\[0\]: unexpected field 'colour'.*IGNORED_FIELDS"):
+    with pytest.raises(DataError, match=r"s.json\[0\]: unexpected field 'colour'.*IGNORED_FIELDS"):
         load_samples(tmp_path, "test", {})
     rec = {
         "video": "v",
@@ -208,6 +209,8 @@ def test_unexpected_field_and_bad_boxes_are_named(tmp_path):
         "height": 5,
         "answer": {"0": [0, 0, -1, 2]},
     }
-    (tmp_path / "s.json").write_text(json.dumps({"data": [rec]}))
-    with pytest.raises(ValueError, match=r"expected \[x, y, w, h\]"):
-        load_samples(tmp_path, "test", {})
+    (tmp_path / "s.json").write_text(json.dumps({"data": [rec, {**rec, "answer": {"0": [0, 0, 1, 2]}}]}))
+    bad, good = load_samples(tmp_path, "test", {})  # one bad record is a counted drop, the rest loads
+    assert isinstance(bad, DroppedRow) and bad.reason == "malformed_row"
+    assert "s.json[0]" in bad.detail and "expected [x, y, w, h]" in bad.detail
+    assert good["answer"]["boxes"] == [[[0, 0, 1, 2]]]

@@ -20,6 +20,9 @@ anything else by name:
             as {frame: value} or {"frames": [...], "masks" | "boxes": [...]}.
   size      width/height from the record, else the first RLE's size, else probed from the video
   fps       from the record when given (frame folders have no rate of their own), else the core's default
+A record that does not fit (a missing field, a bad value, a duplicate id) is a DroppedRow counted in the
+results; an unexpected field is a schema mismatch and stops the load (DataError naming it), as does a file
+that is not valid JSON.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from typing import Any
 import numpy as np
 from pycocotools import mask as coco_mask
 
+from harness.api import DataError, DroppedRow, read_jsonl_rows
 from harness.frames import MediaError, probe_video
 from metrics import encode_rle
 
@@ -65,26 +69,39 @@ def load_samples(root: Path, split: str, options: dict) -> list[dict]:
             raise ValueError(
                 f"rvtbench: {path} is missing; rebuild with `python -m harness build rvtbench ...`"
             )
-        rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-        vocab = info.get(
-            "answer_vocabulary"
-        )  # the DT's answer domain, for the `random` baseline and the judge
+        rows = [_checked_build_row(r, path, k) for k, r in enumerate(read_jsonl_rows(path, "rvtbench"))]
+        vocab = info.get("answer_vocabulary")  # the DT's answer domain, for `random` and the judge
         for r in rows:
+            if isinstance(r, DroppedRow) or not isinstance(r.get("answer"), dict):
+                continue
             if r["task_type"] in ("vqa", "summary") and vocab:
                 r["answer_vocabulary"] = vocab
             if r["task_type"] == "vqa":
                 r["answer_kind"] = r["answer"].get("kind", "")
     else:
         rows = load_release(root)
-    return [r for r in rows if task_type is None or r["task_type"] == task_type]
+    return [r for r in rows if isinstance(r, DroppedRow) or task_type is None or r["task_type"] == task_type]
+
+
+def _checked_build_row(row: Any, path: Path, k: int) -> Any:
+    """A builder row as it is, or a DroppedRow (counted in results) when it cannot be a sample."""
+    if isinstance(row, DroppedRow):
+        return row
+    if not isinstance(row, dict):
+        return DroppedRow("not_a_mapping", f"rvtbench: {path} row {k} is {type(row).__name__}, not an object")
+    missing = [f for f in ("id", "video", "task_type", "answer") if f not in row]
+    if missing:
+        return DroppedRow("missing_field", f"rvtbench: {path} row {k} has no {', '.join(missing)}")
+    if row["task_type"] not in TASK_TYPES:
+        return DroppedRow("bad_value", f"rvtbench: {path} row {k}: task type {row['task_type']!r}")
+    return row
 
 
 def _records(path: Path) -> list[tuple[str, dict]]:
     """(where, record) pairs of one release file, whatever its container layout."""
     suffix = path.suffix.lower()
     if suffix == ".jsonl":
-        lines = path.read_text().splitlines()
-        return [(f"{path}:{n + 1}", json.loads(line)) for n, line in enumerate(lines) if line.strip()]
+        return [(f"{path}[{k}]", rec) for k, rec in enumerate(read_jsonl_rows(path, "rvtbench"))]
     if suffix == ".parquet":
         try:
             import pyarrow.parquet as pq
@@ -93,7 +110,10 @@ def _records(path: Path) -> list[tuple[str, dict]]:
                 f"rvtbench: {path} is parquet; install pyarrow (pip install 'video-harness[parquet]')"
             ) from None
         return [(f"{path}[{k}]", rec) for k, rec in enumerate(pq.read_table(path).to_pylist())]
-    data = json.loads(path.read_text())
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as err:
+        raise DataError(f"rvtbench: {path} is not valid JSON (line {err.lineno}: {err.msg})") from None
     if isinstance(data, dict):
         for key in _LIST_KEYS:
             if isinstance(data.get(key), list):
@@ -103,7 +123,7 @@ def _records(path: Path) -> list[tuple[str, dict]]:
         return [(f"{path}[{k}]", rec) for k, rec in enumerate(data)]
     if isinstance(data, dict) and data and all(isinstance(v, dict) for v in data.values()):
         return [(f"{path}[{key!r}]", {"id": str(key), **rec}) for key, rec in data.items()]
-    raise ValueError(
+    raise DataError(
         f"rvtbench: {path}: expected a list of records, {{'data': [...]}} or a dict keyed by sample id"
     )
 
@@ -124,8 +144,8 @@ def _check_fields(rec: Any, where: str) -> None:
         | set(IGNORED_FIELDS)
     )
     unexpected = sorted(k for k in rec if k not in known)
-    if unexpected:
-        raise ValueError(
+    if unexpected:  # a schema mismatch (every record would be lost), not one bad record: stop, naming it
+        raise DataError(
             f"{where}: unexpected field '{unexpected[0]}'"
             + (f" (and {', '.join(unexpected[1:])})" if unexpected[1:] else "")
             + f"; the loader knows {', '.join(sorted(known))}. If the release has this field, add it to "
@@ -283,13 +303,24 @@ def load_release(root: Path) -> list[dict]:
         raise ValueError(
             f"rvtbench: no .json/.jsonl/.parquet files under {base}; expected a build (manifest.json) or the release"
         )
-    rows, seen = [], set()
+    rows: list = []
+    seen: set[str] = set()
     for path in files:
         for where, rec in _records(path):
             short = where.replace(str(root) + "/", "")
-            row = _row(rec, short, root, base, path.parent)
+            if isinstance(rec, DroppedRow):
+                rows.append(rec)
+                continue
+            try:
+                row = _row(rec, short, root, base, path.parent)
+            except (ValueError, TypeError, KeyError, AttributeError) as err:  # one bad record is counted
+                rows.append(DroppedRow("malformed_row", f"rvtbench: {err}"))
+                continue
             if row["id"] in seen:
-                raise ValueError(f"{short}: duplicate sample id {row['id']!r}")
+                rows.append(
+                    DroppedRow("duplicate_id", f"rvtbench: {short}: duplicate sample id {row['id']!r}")
+                )
+                continue
             seen.add(row["id"])
             rows.append(row)
     return rows
