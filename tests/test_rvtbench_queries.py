@@ -147,8 +147,26 @@ def test_vqa_questions_vary_and_random_is_near_chance_while_oracle_is_perfect(fu
     assert scores["random"]["accuracy"] < 0.5 and scores["random"]["ROUGE-L"] < 0.3
 
 
-def test_a_default_build_has_segmentation_even_with_small_objects(scenes):
+def test_a_default_build_has_segmentation_even_with_small_objects(scenes, tmp_path):
+    from harness.run_config import RunConfig
+    from harness.runner import run
+
     out = scenes.parent / "rules"
     _build("rvtbench", "--from-synthetic", str(scenes), "--out", str(out), "--seed", "1")
     counts = json.loads((out / "manifest.json").read_text())["counts"]
     assert counts["by_task_type"].get("segmentation", 0) > 0 and counts["segmentation_by_largest"] > 0
+    assert counts["missing_task_types"] == {} and counts["vqa_by_interactions"] > 0
+    # `random` over the whole group runs (every task has its answer space, none read from the targets).
+    res = run(
+        RunConfig(
+            tasks=["rvtbench"],
+            model="random",
+            data=str(out),
+            output_path=str(tmp_path / "o"),
+            cache_dir=str(tmp_path / "c"),
+        )
+    ).results["results"]
+    for task in ("rvtbench_seg", "rvtbench_grounding", "rvtbench_vqa", "rvtbench_summary"):
+        assert res[task]["n_samples"] == counts["by_task_type"].get(
+            task.split("_")[1].replace("seg", "segmentation"), 0
+        )

@@ -97,6 +97,14 @@ def build_dataset(
 
 TASK_TYPES = ("segmentation", "grounding", "vqa", "summary")
 CATEGORIES = ("semantic", "spatial", "temporal")
+MISSING_REASONS = {  # why a build can lack a task type (rules of builders/rvtbench/selection.py)
+    "segmentation": "no selected object got segmentation, or none of its queries was unique on the DT",
+    "grounding": "no selected object moves or passes another (the rules' grounding criterion), "
+    "or none of its queries was unique",
+    "vqa": "no selected object changes state, and no scene had two summary objects to give one VQA "
+    "by interactions, or none of its queries was unique",
+    "summary": "every selected object matched another type's rule (more --objects-per-video adds summaries)",
+}
 
 
 def _manifest(
@@ -121,6 +129,10 @@ def _manifest(
             "category_fallbacks": stats.get("category_fallbacks", 0),
             "no_unique_query": stats.get("no_unique_query", 0),
             "segmentation_by_largest": getattr(selector, "largest_fallbacks", 0),
+            "vqa_by_interactions": getattr(selector, "interaction_fallbacks", 0),
+            "missing_task_types": {
+                t: MISSING_REASONS[t] for t in TASK_TYPES if not any(s["task_type"] == t for s in samples)
+            },
             "llm_fallbacks": {
                 "selector": getattr(selector, "fallbacks", 0),
                 "queries": getattr(writer, "fallbacks", 0),

@@ -7,7 +7,9 @@ Rules (`rvtbench.selector.rules`), following the paper's criteria for each type:
     scene reaches that area, the largest selected object that would get summary (else the largest selected)
     is the scene's most distinctive extent and gets segmentation (counted as `largest_fallbacks`), so
     small-object scenes (CycliST) still have segmentation,
-  - summary otherwise (the object's attributes carry the description).
+  - summary otherwise (the object's attributes carry the description); when no object of the scene changes state,
+    the selected summary object with the most interactions (relations to other objects) gets VQA, the paper's
+    other VQA criterion (counted as `interaction_fallbacks`).
 Objects are ranked by interest (events first, then relations, then area); ties break by the seed.
 `assign="all"` gives every selected object all four types (small sets that must cover every type).
 """
@@ -51,6 +53,7 @@ class RuleSelector:
             raise ValueError(f"--assign {assign}: expected 'rules' or 'all'")
         self.objects_per_video, self.assign = objects_per_video, assign
         self.largest_fallbacks = 0
+        self.interaction_fallbacks = 0
 
     def select(
         self, sampled: dict, facts: dict[str, ObjectFacts], rng: random.Random
@@ -70,6 +73,12 @@ class RuleSelector:
             largest = max(pool, key=lambda i: (_mean_area(sampled, i), i))
             out = [(i, ["segmentation"] if i == largest else types) for i, types in out]
             self.largest_fallbacks += 1
+        summaries = [i for i, types in out if types == ["summary"]]
+        if len(summaries) > 1 and not any(rule_type(f, 0.0) == "vqa" for f in facts.values()):
+            links = {i: len(facts[i].object_links()) for i in summaries}
+            busiest = max(summaries, key=lambda i: (links[i], i))
+            out = [(i, ["vqa"] if i == busiest else types) for i, types in out]
+            self.interaction_fallbacks += 1
         return out
 
 
