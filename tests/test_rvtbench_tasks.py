@@ -183,6 +183,7 @@ def _vqa_doc(canonical: str, kind: str, text: str) -> dict:
         ("No, it does not move.", "yes_no", "no", True),
         ("yes", "yes_no", "no", False),
         ("It is to the left of the red cube, not the right.", "relation", "left", True),
+        ("It happens after the cube moves, not before.", "order", "after", True),
     ],
 )
 def test_vqa_rule_judge(reply, kind, canonical, correct, monkeypatch):

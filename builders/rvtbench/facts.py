@@ -74,6 +74,7 @@ class ObjectFacts:
     timed: dict[str, set[str]] = field(
         default_factory=dict
     )  # other id -> temporal relations (same_motion_as)
+    onsets: dict[str, int] = field(default_factory=dict)  # event -> first sampled frame showing it
 
     def object_links(self, category: str | None = None) -> list[tuple[str, str, str]]:
         """(other id, relation, category) of every object-to-object relation, or only those of `category`."""
@@ -130,6 +131,7 @@ def object_facts(sampled: dict) -> dict[str, ObjectFacts]:
         out[i] = ObjectFacts(
             i, [f["timestamp"] for f in seen], attrs, events, _mode([x["description"] for x in insts])
         )
+        out[i].onsets = _onsets([f["timestamp"] for f in seen], insts, events, width)
     _relations(frames, out)
     _positions(frames, width, out)
     _likes(out)
@@ -215,6 +217,38 @@ def _events(insts: list[dict], keys: list[str], width: int) -> list[str]:
         if key in keys and len({inst["attributes"].get(key) for inst in insts}) > 1:
             events.append(event)
     return events
+
+
+def _onsets(times: list[int], insts: list[dict], events: list[str], width: int) -> dict[str, int]:
+    """The first sampled frame at which each event shows (for questions on the order of events).
+
+    Motion: the centre first more than 2 % of the width from where it started; colour/size: the first frame
+    whose value differs from the first; appearing: the first frame seen; leaving: the frame after the last.
+    """
+    out: dict[str, int] = {}
+    x0 = insts[0]["center"][0]
+    first_attrs = insts[0].get("attributes", {})
+    for event in events:
+        if event.startswith("moves"):
+            hit = [
+                t for t, inst in zip(times, insts, strict=True) if abs(inst["center"][0] - x0) > 0.02 * width
+            ]
+        elif event in ("changes_color", "changes_size"):
+            key = "color" if event == "changes_color" else "size"
+            hit = [
+                t
+                for t, inst in zip(times, insts, strict=True)
+                if inst.get("attributes", {}).get(key) != first_attrs.get(key)
+            ]
+        elif event == "appears_later":
+            hit = times[:1]
+        elif event == "leaves_view":
+            hit = [times[-1] + 1]
+        else:
+            hit = []
+        if hit:
+            out[event] = int(hit[0])
+    return out
 
 
 def _relations(frames: list[dict], facts: dict[str, ObjectFacts]) -> None:

@@ -12,7 +12,7 @@ import random
 
 from .facts import ATTRIBUTE_ORDER, EVENT_WORDS, ObjectFacts
 
-KINDS = ("attribute", "count", "event", "relation", "yes_no")
+KINDS = ("attribute", "count", "event", "relation", "order", "yes_no")
 NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 _WORD = {"color": "colour"}
 
@@ -20,6 +20,15 @@ _WORD = {"color": "colour"}
 def _describe(f: ObjectFacts) -> str:
     adjs = [f.attributes[k] for k in ("size", "color", "material") if k in f.attributes]
     return " ".join(["the", *adjs, f.attributes.get("shape") or f.attributes.get("category") or "object"])
+
+
+def _base(phrase: str) -> str:
+    """'moves to the left' -> 'move to the left' (after 'does')."""
+    verb, _, rest = phrase.partition(" ")
+    base = {"does": "do", "stays": "stay", "leaves": "leave", "appears": "appear"}.get(
+        verb, verb[:-1] if verb.endswith("s") else verb
+    )
+    return f"{base} {rest}".strip()
 
 
 def _unique_description(j: str, facts: dict[str, ObjectFacts]) -> bool:
@@ -73,6 +82,23 @@ def vqa_items(expr: dict, facts: dict[str, ObjectFacts], e: str) -> list[tuple[s
                     word,
                 )
             )
+    for ev, t in sorted(f.onsets.items()):
+        for j, g in sorted(facts.items()):
+            if j == root or not _unique_description(j, facts):
+                continue
+            for ev2, t2 in sorted(g.onsets.items()):
+                if t2 == t:
+                    continue
+                word = "before" if t < t2 else "after"
+                other = f"{_describe(g)} {EVENT_WORDS[ev2]}"
+                items.append(
+                    (
+                        "order",
+                        f"Does {e} {_base(EVENT_WORDS[ev])} before or after {other}?",
+                        f"It {EVENT_WORDS[ev]} {word} {other}.",
+                        word,
+                    )
+                )
     moving = any(ev.startswith("moves") for ev in f.events)
     items.append(
         (
@@ -104,5 +130,6 @@ def answer_vocabulary(facts_per_video: list[dict[str, ObjectFacts]]) -> dict[str
         "count": [str(n) for n in range(most)],
         "event": sorted(EVENT_WORDS.values()),
         "relation": ["left", "right"],
+        "order": ["after", "before"],
         "yes_no": ["no", "yes"],
     }

@@ -1,8 +1,8 @@
 """VQA answer correctness and the `random` baseline's answer space (never the evaluated split's targets).
 
 A build's VQA rows carry a canonical short answer and its kind (builders/rvtbench/vqa.py): a value, a count,
-an event phrase, left/right or yes/no. The rule judge reads the reply for that kind: yes/no and left/right
-by the first such word, counts by the first number (digits or words), values and events by whole-word
+an event phrase, left/right, before/after or yes/no. The rule judge reads the reply for that kind: yes/no,
+left/right and before/after by the first such word, counts by the first number (digits or words), values and events by whole-word
 containment with no other value of the vocabulary present. With `--judge NAME` a registered model judges
 instead (prompt below, hashed into the results). Rows without a canonical answer (the release, LLM-written
 answers) get accuracy None, reported as not computed.
@@ -31,8 +31,8 @@ def _contains(text: str, phrase: str) -> bool:
 def rule_correct(reply: str, canonical: str, kind: str, vocabulary: list[str] | None = None) -> bool:
     """Whether `reply` gives the canonical answer of a question of this kind."""
     words = _words(reply)
-    if kind in ("yes_no", "relation"):
-        options = ("yes", "no") if kind == "yes_no" else ("left", "right")
+    if kind in ("yes_no", "relation", "order"):
+        options = {"yes_no": ("yes", "no"), "relation": ("left", "right"), "order": ("before", "after")}[kind]
         first = next((w for w in words if w in options), None)
         return first == canonical
     if kind == "count":
