@@ -157,6 +157,7 @@ class Evaluator:
                             )
                         )
                         inst.media_log.append(self._media_entry(inst, p, clip.indices, clip.timestamps))
+                        inst.media_log[-1]["fps"] = round(float(clip.fps), 6)  # frame folders: row or default
                     else:
                         content.append(p)
                 messages.append(Message(m.role, content))
