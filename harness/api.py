@@ -12,7 +12,7 @@ from harness.frames.spec import FrameSpec
 from harness.hookspecs import hookimpl
 from harness.importers import ImportedRun, Importer, file_sha256
 from harness.media import Segment, VideoRef, media_identity
-from harness.model import Model
+from harness.model import Model, PartialGeneration, Result
 from harness.requests import (
     Capabilities,
     ImagePart,
@@ -55,9 +55,11 @@ __all__ = [
     "MetricConfig",
     "Model",
     "Parsed",
+    "PartialGeneration",
     "Part",
     "Request",
     "Response",
+    "Result",
     "Segment",
     "Task",
     "TaskConfig",

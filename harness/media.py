@@ -50,6 +50,9 @@ class VideoRef(BaseModel):
     path: str
     segments: Optional[tuple[Segment, ...]] = None
     label: Optional[str] = None
+    # Frame rate of a frame-folder video (a directory of frame images, harness/frames/folder.py), which has
+    # none of its own; None: the folder default. A video file's own rate always wins.
+    fps: Optional[float] = Field(default=None, gt=0)
 
     def source_indices(self, num_frames: int, fps: float) -> list[int]:
         """The clip as a list of source frame indices (the whole file when there are no segments)."""
@@ -76,9 +79,15 @@ def media_identity(path: str | os.PathLike) -> str:
     """Content identity of a media file: sha256 of its bytes (memoised on path, size, mtime and inode).
 
     Content rather than path, so a moved file keeps its cache entries and a replaced file never
-    serves stale ones. Raises FileNotFoundError naming the file when it is missing.
+    serves stale ones. A frame folder (a directory of frame images) hashes its frames' names and bytes.
+    Raises FileNotFoundError naming the file when it is missing.
     """
     p = Path(path)
+    if p.is_dir():
+        from harness.frames.folder import folder_identity, is_frame_folder
+
+        if is_frame_folder(p):
+            return folder_identity(p)
     try:
         st = p.stat()
     except FileNotFoundError:

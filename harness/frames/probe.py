@@ -163,6 +163,13 @@ def index_video(path: str | os.PathLike) -> VideoIndex:
     return index
 
 
-def probe_video(path: str | os.PathLike) -> VideoInfo:
-    """Frame count, fps, width, height, duration and codec of `path`; MediaError when unreadable."""
+def probe_video(path: str | os.PathLike, fps: float | None = None) -> VideoInfo:
+    """Frame count, fps, width, height, duration and codec of `path`; MediaError when unreadable.
+
+    `path` may be a frame folder (harness/frames/folder.py); `fps` is then its frame rate (default 24).
+    """
+    from harness.frames.folder import index_folder, is_frame_folder
+
+    if is_frame_folder(path):
+        return index_folder(path, fps).info
     return index_video(path).info
