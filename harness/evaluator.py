@@ -31,7 +31,7 @@ from harness.task import MediaPathError, Parsed, Task
 
 log = logging.getLogger("harness.evaluator")
 
-MEDIA_ERRORS = (MediaError, FileNotFoundError, MediaPathError)
+MEDIA_ERRORS = (MediaError, OSError, MediaPathError)  # every OSError on media is a counted media error
 
 
 @dataclass

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
 from harness.errors import EXIT_OK, ConfigError
+from harness.media import ALLOW_SYMLINKS_ENV
 from harness.run_config import RunConfig, parse_frames, parse_kv
 
 
@@ -44,6 +46,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--gen_kwargs", default="", help="k=v,... overriding the tasks' generation kwargs")
     p.add_argument("--strict", action="store_true", help="stop at the first per-sample error")
     p.add_argument(
+        "--allow_external_symlinks",
+        action="store_true",
+        help="let symlinks inside a dataset root point outside it (their frames go to the model; "
+        "see docs/reliability.md)",
+    )
+    p.add_argument(
         "--rescore",
         nargs="+",
         type=Path,
@@ -66,6 +74,8 @@ def main(argv: list[str], command: str = "run") -> int:
         return EXIT_OK
     if not args.tasks or not args.model:
         raise ConfigError("--tasks and --model are required (see `python -m harness --help`)")
+    if args.allow_external_symlinks:  # read by harness.media.safe_media_path (and by torchrun's ranks)
+        os.environ[ALLOW_SYMLINKS_ENV] = "1"
     limit = args.limit
     if limit is not None and limit >= 1:
         limit = int(limit)
