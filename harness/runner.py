@@ -15,6 +15,7 @@ from harness.aggregate import aggregate_group, aggregate_task
 from harness.config.schema import GroupConfig, parse_task_config
 from harness.errors import ConfigError
 from harness.evaluator import Evaluator, Instance, score_record
+from harness.extras import missing_dependency
 from harness.hooks import load_hook
 from harness.judging import JudgeClient
 from harness.model import Model
@@ -80,9 +81,11 @@ def expand_tasks(state: PluginState, names: list[str]) -> tuple[list[str], dict[
 
 def load_model(state: PluginState, name: str, args: dict[str, Any]) -> Model:
     """Instantiate a registered model with its --model_args."""
-    factory = state.registry.get("model", name).load()
     try:
+        factory = state.registry.get("model", name).load()
         return factory(**args)
+    except ModuleNotFoundError as exc:  # e.g. torch without the hf extra: say which extra to install
+        raise missing_dependency(f"model '{name}'", exc) from exc
     except TypeError as exc:
         raise ConfigError(f"model '{name}': bad --model_args {args}: {exc}") from exc
 
@@ -100,6 +103,11 @@ def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
     state = state or load_plugins(cfg.include_path)
     names, groups = expand_tasks(state, cfg.tasks)
     tasks = [build_task(state, n) for n in names]
+    for kind_name in (cfg.model, cfg.judge):  # names are cheap to check: an unknown one fails first
+        if kind_name:
+            state.registry.get("model", kind_name)
+    # data before the model: a missing or malformed dataset stops the run before a large model loads
+    loaded = [(task, _apply_limit(task.load_docs(cfg.data, cfg.split), cfg.limit)) for task in tasks]
     model = load_model(state, cfg.model, cfg.model_args)
     model_name = getattr(model, "display_name", None) or cfg.model
     judge = None
@@ -109,8 +117,7 @@ def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
         judge = JudgeClient(cfg.judge, judge_model, evaluator.responses)
         evaluator.judge = judge
     instances: list[Instance] = []
-    for task in tasks:
-        docs = _apply_limit(task.load_docs(cfg.data, cfg.split), cfg.limit)
+    for task, docs in loaded:
         info = TaskInfo(task.name, task.answer_space(docs), prior=lambda t=task: t.prior_table(cfg.data))
         model.prepare_task(info)
         instances.extend(Instance(len(instances), task, d) for d in docs)
