@@ -10,7 +10,7 @@ import logging
 import sys
 from typing import Optional
 
-from harness.errors import EXIT_INTERRUPTED, HarnessError
+from harness.errors import EXIT_INTERRUPTED, EXIT_USAGE, HarnessError, describe_os_error
 
 SUBCOMMANDS = {
     "run": "harness.cli.run_cmd",
@@ -53,6 +53,10 @@ def main(argv: Optional[list[str]] = None) -> int:
     except HarnessError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return exc.exit_code
+    except OSError as exc:  # a user's path (missing, a file where a folder goes, a full disk): no traceback
+        logging.getLogger("harness").debug("OSError in '%s'", command, exc_info=True)
+        print(f"error: {describe_os_error(exc)}", file=sys.stderr)
+        return EXIT_USAGE
     except KeyboardInterrupt:
         print(
             "interrupted: finished samples are in the cache; rerun the same command to resume",
