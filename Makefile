@@ -29,9 +29,13 @@ demo: setup-core
 	$(PY) -m harness demo --out $(DEMO_OUT)
 
 test: setup
-	@# CI only: headless Chromium for the report's HTML test (skipped where no chromium binary exists)
-	@if [ -n "$$CI" ] && ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then \
-		(apt-get update -qq && apt-get install -y -qq chromium >/dev/null) || echo "chromium not installed: its test will skip"; fi
+	@# CI only: headless Chromium for the report's HTML test, and FFmpeg's shared libraries for torchcodec
+	@# (transformers serve decodes video with it); each test skips where its piece is missing
+	@if [ -n "$$CI" ] && command -v apt-get >/dev/null 2>&1; then \
+		need=""; command -v chromium >/dev/null 2>&1 || need="chromium"; \
+		ldconfig -p | grep -q libavcodec || need="$$need ffmpeg"; \
+		if [ -n "$$need" ]; then (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$need >/dev/null) \
+			|| echo "could not install$$need: the tests that need them will skip"; fi; fi
 	$(PY) -m ruff check .
 	$(PY) -m pytest -q -p no:cacheprovider
 

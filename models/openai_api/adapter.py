@@ -9,16 +9,18 @@ did come back so the evaluator can keep them and count the rest as not run.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import threading
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any, ClassVar, Optional
 
 from harness.model import Model
-from harness.requests import Capabilities, Request, Response
+from harness.requests import Capabilities, Request, Response, VideoPart
 from models.args import as_bool, as_float, as_int, as_str
 from models.openai_api.client import ChatClient, RetryPolicy, ServerError
 from models.openai_api.encoding import FORMATS, to_messages
+from models.openai_api.video import VideoEncoder
 
 _ARGS = (
     "model",
@@ -39,7 +41,15 @@ _ARGS = (
     "max_new_tokens",
     "multi_video",
     "tag",
+    "video_mode",
+    "video_codec",
+    "video_crf",
+    "video_transport",
+    "video_dir",
+    "send_num_frames",
 )
+log = logging.getLogger("harness.models.openai")
+
 # Generation kwargs sent as they are (the OpenAI chat-completions names).
 _PASS_THROUGH = ("top_p", "seed", "frequency_penalty", "presence_penalty", "response_format", "logprobs")
 
@@ -115,6 +125,15 @@ class OpenAIModel(Model):
         self.image_detail = as_str(model_args.get("image_detail"))
         self.max_new_tokens = as_int(model_args.get("max_new_tokens", 256), "max_new_tokens", n, 1)
         self.tag = as_str(model_args.get("tag"))
+        self.video = VideoEncoder(
+            mode=(as_str(model_args.get("video_mode")) or "images").lower(),
+            codec=(as_str(model_args.get("video_codec")) or "lossless").lower(),
+            crf=as_int(model_args.get("video_crf", 18), "video_crf", n, 0),
+            transport=(as_str(model_args.get("video_transport")) or "data").lower(),
+            jpeg_quality=self.jpeg_quality,
+            video_dir=as_str(model_args.get("video_dir")),
+        )
+        self.send_num_frames = as_bool(model_args.get("send_num_frames", False), "send_num_frames", n)
         multi_video = as_bool(model_args.get("multi_video", True), "multi_video", n)
         self.capabilities = Capabilities(
             video=True, multi_video=multi_video, images=True, max_frames=self.max_frames
@@ -124,6 +143,7 @@ class OpenAIModel(Model):
         self.prompt_tokens = 0
         self.completion_tokens = 0
         self._lock = threading.Lock()
+        self._warned_n = False
 
     def identity(self) -> dict[str, Any]:
         """The served model and how frames are encoded; not the URL, key, concurrency, retries or prices."""
@@ -136,6 +156,8 @@ class OpenAIModel(Model):
             "max_new_tokens": self.max_new_tokens,
             "tag": self.tag,
         }
+        if self.video.mode != "images":
+            args.update(self.video.describe(), send_num_frames=self.send_num_frames)
         return {"name": self.name, "version": self.version, "args": args}
 
     # ----------------------------------------------------------------- payloads
@@ -144,8 +166,15 @@ class OpenAIModel(Model):
         gen = dict(request.gen_kwargs or {})
         body: dict[str, Any] = {
             "model": self.model,
-            "messages": to_messages(request, self.image_format, self.jpeg_quality, self.image_detail),
+            "messages": to_messages(
+                request, self.image_format, self.jpeg_quality, self.image_detail, self.video
+            ),
         }
+        if self.send_num_frames and self.video.mode != "images":
+            # transformers serve samples 32 frames of a video unless told: keep exactly the clip's frames
+            counts = [len(p.frames) for m in request.messages for p in m.content if isinstance(p, VideoPart)]
+            if counts:
+                body["chat_template_kwargs"] = {"num_frames": max(counts)}
         max_tokens = gen.get("max_new_tokens", gen.get("max_gen_toks", gen.get("max_tokens")))
         body["max_tokens"] = int(max_tokens) if max_tokens is not None else self.max_new_tokens
         temperature = gen.get("temperature")
@@ -186,12 +215,40 @@ class OpenAIModel(Model):
                 "completion_tokens": completion,
                 "cost": cost,
                 "retries": retries,
+                **({"n_fallback": True} if usage.get("n_fallback") else {}),
             },
         )
 
     def _call(self, request: Request) -> Response:
-        data, retries = self.client.complete(self.payload(request))
+        body = self.payload(request)
+        data, retries = self.client.complete(body)
+        wanted = int(body.get("n", 1))
+        if len(data.get("choices") or []) < wanted:
+            data, retries = self._top_up(body, data, retries, wanted)
         return self._response(data, retries)
+
+    def _top_up(self, body: dict, data: dict, retries: int, wanted: int) -> tuple[dict, int]:
+        """A server that ignored `n` (answered fewer choices, HTTP 200): ask for the rest one at a time,
+        so pass@k never runs on fewer samples than it says. Recorded as `usage.n_fallback`."""
+        if not self._warned_n:
+            self._warned_n = True
+            log.warning(
+                "model '%s': %s returned %d choice(s) for n=%d; asking for the remaining samples one "
+                "request at a time", self.name, self.base_url, len(data.get("choices") or []), wanted,
+            )
+        single = {k: v for k, v in body.items() if k != "n"}
+        choices = list(data.get("choices") or [])
+        usage = dict(data.get("usage") or {})
+        while len(choices) < wanted:
+            more, extra = self.client.complete(single)
+            retries += extra
+            if not more.get("choices"):
+                raise ServerError(f"{self.base_url}: returned no choices for a request (doc n={wanted})")
+            choices.extend(more["choices"][: wanted - len(choices)])
+            for key in ("prompt_tokens", "completion_tokens"):
+                usage[key] = int(usage.get(key) or 0) + int((more.get("usage") or {}).get(key) or 0)
+        usage["n_fallback"] = True
+        return {**data, "choices": choices, "usage": usage}, retries
 
     def _over_budget(self) -> bool:
         with self._lock:

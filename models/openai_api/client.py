@@ -1,14 +1,15 @@
-"""A small HTTP client for `POST {base_url}/chat/completions`, with retries, backoff and timeouts.
+"""`POST {base_url}/chat/completions` through the maintained `openai` client, with the harness's retry policy.
 
-Standard library only (http.client, one keep-alive connection per worker thread). Retries cover what is
-transient: 429 (honouring Retry-After), 5xx, timeouts, dropped connections and malformed bodies; waits grow
-exponentially with jitter. Other 4xx answers fail at once with the server's message.
+The `openai` package does the HTTP (connection pooling, timeouts, typed errors); its own retries are off
+(`max_retries=0`) so that one policy, ours, decides: 429 (honouring Retry-After), 5xx, timeouts, dropped
+connections and malformed bodies are retried with exponentially growing, jittered waits; any other 4xx
+fails at once with the server's message. Fields the typed `create()` does not know (a server's extensions
+such as `chat_template_kwargs`) travel in `extra_body`.
 """
 
 from __future__ import annotations
 
-import http.client
-import json
+import inspect
 import random
 import threading
 import time
@@ -44,8 +45,26 @@ class _Transient(Exception):
         self.retry_after = retry_after
 
 
+def _openai():
+    try:
+        import openai  # noqa: PLC0415 - the served-model extra
+    except ImportError:
+        raise ServerError(
+            "the `openai` model needs the `openai` package: pip install -e \".[openai]\" (or pip install openai)"
+        ) from None
+    return openai
+
+
+def _retry_after(response: Any) -> Optional[float]:
+    value = response.headers.get("retry-after") if response is not None else None
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None
+
+
 class ChatClient:
-    """Posts chat-completion payloads; thread-safe (each thread keeps its own connection)."""
+    """Posts chat-completion payloads; thread-safe (the `openai` client pools its connections)."""
 
     def __init__(
         self,
@@ -59,75 +78,66 @@ class ChatClient:
         parts = urllib.parse.urlsplit(base_url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError(f"base_url={base_url!r} is not an http(s) URL such as http://127.0.0.1:8000/v1")
-        path = parts.path.rstrip("/")
-        self.path = path if path.endswith("/chat/completions") else path + "/chat/completions"
-        self.scheme, self.host, self.port = parts.scheme, parts.hostname, parts.port
+        base = base_url.rstrip("/")
+        if base.endswith("/chat/completions"):
+            base = base[: -len("/chat/completions")]
+        openai = _openai()
         self.base_url = base_url
         self.timeout = timeout
         self.policy = policy
         self.sleep = sleep
-        self._headers = {"Content-Type": "application/json"}
-        if api_key:
-            self._headers["Authorization"] = f"Bearer {api_key}"
-        self._local = threading.local()
+        self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._client = openai.OpenAI(
+            base_url=base, api_key=api_key or "EMPTY", timeout=timeout, max_retries=0
+        )
+        self._known = set(inspect.signature(self._client.chat.completions.create).parameters)
         self._rng = random.Random(seed)
         self._rng_lock = threading.Lock()
 
-    def _connection(self) -> http.client.HTTPConnection:
-        conn = getattr(self._local, "conn", None)
-        if conn is None:
-            cls = http.client.HTTPSConnection if self.scheme == "https" else http.client.HTTPConnection
-            conn = cls(self.host, self.port, timeout=self.timeout)
-            self._local.conn = conn
-        return conn
+    def _split(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """The typed arguments of `create()`, with every other field in `extra_body`."""
+        typed = {k: v for k, v in payload.items() if k in self._known}
+        extra = {k: v for k, v in payload.items() if k not in self._known}
+        if extra:
+            typed["extra_body"] = extra
+        return typed
 
-    def _drop_connection(self) -> None:
-        conn = getattr(self._local, "conn", None)
-        if conn is not None:
-            conn.close()
-        self._local.conn = None
-
-    def _attempt(self, body: bytes) -> dict[str, Any]:
-        conn = self._connection()
+    def _attempt(self, payload: dict[str, Any]) -> dict[str, Any]:
+        openai = _openai()
         try:
-            conn.request("POST", self.path, body=body, headers=self._headers)
-            response = conn.getresponse()
-            raw = response.read()
-        except TimeoutError as err:
-            self._drop_connection()
+            completion = self._client.chat.completions.create(**self._split(payload))
+        except openai.APITimeoutError as err:
             raise _Transient(f"no answer within timeout={self.timeout}s") from err
-        except (ConnectionError, http.client.HTTPException, OSError) as err:
-            self._drop_connection()
+        except openai.APIConnectionError as err:
             raise _Transient(f"connection failed ({type(err).__name__}: {err})") from err
-        status = response.status
-        if status == 429 or status >= 500:
-            retry_after = response.getheader("Retry-After")
-            try:
-                wait = float(retry_after) if retry_after is not None else None
-            except ValueError:
-                wait = None
-            raise _Transient(f"HTTP {status}: {raw[:200].decode('utf-8', 'replace')}", wait)
-        if status >= 400:
+        except openai.APIStatusError as err:
+            status = err.status_code
+            text = err.response.text[:500] if err.response is not None else str(err)
+            if status == 429 or status >= 500:
+                raise _Transient(f"HTTP {status}: {text[:200]}", _retry_after(err.response)) from err
             hint = (
                 " (check the API key in the environment variable named by api_key_env)"
                 if status in (401, 403)
                 else ""
             )
-            raise ServerError(f"{self.base_url}: HTTP {status}{hint}: {raw[:500].decode('utf-8', 'replace')}")
+            raise ServerError(f"{self.base_url}: HTTP {status}{hint}: {text}") from err
+        except openai.APIResponseValidationError as err:
+            raise _Transient(f"malformed response body ({err})") from err
+        except ValueError as err:  # a 200 whose body is not JSON
+            raise _Transient(f"malformed response body ({type(err).__name__}: {err})") from err
+        data = completion if isinstance(completion, dict) else completion.model_dump()
         try:
-            data = json.loads(raw)
             data["choices"][0]["message"]
-        except (ValueError, KeyError, IndexError, TypeError) as err:
-            raise _Transient(f"malformed response body: {raw[:200].decode('utf-8', 'replace')!r}") from err
+        except (KeyError, IndexError, TypeError) as err:
+            raise _Transient(f"malformed response body: {str(data)[:200]!r}") from err
         return data
 
     def complete(self, payload: dict[str, Any]) -> tuple[dict[str, Any], int]:
         """The server's JSON answer to one payload and how many retries it took; ServerError when it gives up."""
-        body = json.dumps(payload).encode("utf-8")
         last = ""
         for attempt in range(self.policy.max_retries + 1):
             try:
-                return self._attempt(body), attempt
+                return self._attempt(payload), attempt
             except _Transient as err:
                 last = str(err)
                 if attempt == self.policy.max_retries:

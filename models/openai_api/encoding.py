@@ -1,4 +1,5 @@
-"""Requests as OpenAI chat messages: text parts, and decoded frames as base64 JPEG/PNG image parts.
+"""Requests as OpenAI chat messages: text parts, and decoded frames as base64 JPEG/PNG image parts
+(or, with a `VideoEncoder`, each clip as one `video_url` part: see models/openai_api/video.py).
 
 A clip's label (e.g. "Clip B") is sent as a text part right before its frames, clips keep their order,
 and every frame of a clip follows in time order, so a server sees what a local model would.
@@ -8,12 +9,15 @@ from __future__ import annotations
 
 import base64
 import io
-from typing import Any
+from typing import TYPE_CHECKING, Any, Optional
 
 import numpy as np
 from PIL import Image
 
 from harness.requests import ImagePart, Request, TextPart, VideoPart
+
+if TYPE_CHECKING:
+    from models.openai_api.video import VideoEncoder
 
 FORMATS = {"jpeg": "image/jpeg", "png": "image/png"}
 
@@ -42,9 +46,14 @@ def _image_part(image: np.ndarray, fmt: str, quality: int, detail: str | None) -
 
 
 def to_messages(
-    request: Request, fmt: str = "jpeg", quality: int = 90, detail: str | None = None
+    request: Request,
+    fmt: str = "jpeg",
+    quality: int = 90,
+    detail: str | None = None,
+    video: Optional[VideoEncoder] = None,
 ) -> list[dict]:
-    """The request's chat messages in the OpenAI format, frames inlined as image parts."""
+    """The request's chat messages in the OpenAI format: frames inlined as image parts, or each clip as a
+    `video_url` part when `video` (an encoder whose mode is not `images`) is given."""
     messages = []
     for message in request.messages:
         content: list[dict[str, Any]] = []
@@ -59,7 +68,10 @@ def to_messages(
                     )
                 if part.label:
                     content.append({"type": "text", "text": f"{part.label}:"})
-                content.extend(_image_part(frame, fmt, quality, detail) for frame in part.frames)
+                if video is not None and video.mode != "images":
+                    content.append(video.part(part))
+                else:
+                    content.extend(_image_part(frame, fmt, quality, detail) for frame in part.frames)
             elif isinstance(part, ImagePart):
                 if part.label:
                     content.append({"type": "text", "text": f"{part.label}:"})
