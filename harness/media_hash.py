@@ -1,8 +1,8 @@
 """Content hashes of videos, computed once: a rerun reads no video to key its requests.
 
 A video's identity is the sha256 of its bytes (a folder of frame images: of its image files' names and
-bytes, in name order). Hashes are remembered per file version, (real path, size, modification time,
-inode), in memory and, once `set_store(folder)` names a folder (the evaluator uses `<cache_dir>/hashes`),
+bytes, in name order). Hashes are remembered per file version, (path, device, inode, size,
+modification time), in memory and, once `set_store(folder)` names a folder (the evaluator uses `<cache_dir>/hashes`),
 on disk: one tiny file per version, written atomically, so processes sharing a cache dir share hashes and
 a damaged entry is simply recomputed. `hash_files` hashes the videos not yet known in parallel (hashlib
 releases the GIL) with a progress bar, before the first request is keyed.
@@ -52,9 +52,9 @@ def _frame_files(folder: Path) -> list[os.DirEntry]:
 
 
 def version_key(path: Path, st: os.stat_result) -> tuple:
-    """What identifies one version of a file without reading it: real path, size, mtime, inode (and, for a
-    frame folder, the same of every image in it)."""
-    key: tuple = (os.path.realpath(path), st.st_size, st.st_mtime_ns, st.st_ino)
+    """What identifies one version of a file without reading it: path, device, inode, size and mtime (and,
+    for a frame folder, the same of every image in it). No symlink resolution: the inode names the file."""
+    key: tuple = (os.path.abspath(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
     if stat.S_ISDIR(st.st_mode):
         inner = []
         for e in _frame_files(path):

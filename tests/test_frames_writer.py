@@ -1,9 +1,10 @@
-"""The H.264 writer's bytes are a function of the frames alone, whatever the machine's CPUs or load.
+"""The H.264 writer's bytes must not depend on the machine's CPUs.
 
-The flaky CycliST `--workers 1` vs `2` test (one video's bytes differed in a full test run, passed alone)
-came from here: the rendered frames were identical (hashed as they reached the writer), but FFmpeg's
-automatic threading made the encoding depend on the thread environment. Restricting the CPUs the process may
-use reproduces that dependence deterministically: at 640x360 libx264 cuts one slice per thread.
+Found while chasing the flaky CycliST `--workers 1` vs `2` test: the rendered frames were identical (hashed
+as they reached the writer), the encoded bytes were not. With FFmpeg's automatic threading the encoding
+depends on the CPUs the process may use (libx264 cuts one slice per thread at 640x360); restricting the
+process's CPUs reproduces that deterministically. (A rarer difference remains after some other code has
+run in the same process, with one thread and identical frames: see docs/reliability.md.)
 """
 
 from __future__ import annotations

@@ -26,11 +26,11 @@ def write_video(
     Width and height must be even for yuv420p (H.264's usual pixel format). `options` are extra encoder
     options merged over the defaults (e.g. {"x264-params": "keyint=8"} for a keyframe every 8 frames).
 
-    `threads=1` (the default) makes the bytes a function of the frames alone: with FFmpeg's automatic
-    threading (`threads=0`) the RGB->YUV conversion and libx264 split the work by the CPUs this process may
-    use (x264's slices follow the thread count), and under load the same frames were seen to encode to
-    different bytes. Builders that promise byte-identical rebuilds keep the default and parallelise across
-    videos instead; `threads=0` is faster for one large video when reproducible bytes do not matter.
+    `threads=1` (the default) keeps the bytes independent of the machine: with FFmpeg's automatic threading
+    (`threads=0`) libx264 splits frames into one slice per thread, so the same frames encode differently
+    on machines (or under CPU restrictions) with other CPU counts. Builders that promise byte-identical
+    rebuilds keep the default and parallelise across videos instead; `threads=0` is faster for one large
+    video when reproducible bytes do not matter.
     """
     import av  # local import: PyAV is only needed when writing
 
