@@ -45,7 +45,7 @@ def _merge_videos(message: Message) -> Message:
         frames=frames,
         indices=[i for v in videos for i in v.indices],
         timestamps=[t for v in videos for t in v.timestamps],
-        label="; ".join(legend),
+        label=None,  # the legend is said once, in the text part before the video (adapters print labels)
     )
     content, placed = [], False
     for p in message.content:

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import logging
 import math
 from collections import Counter, defaultdict
 from typing import Any, Optional
 
 from harness.task import Task
 
+log = logging.getLogger("harness.aggregate")
+
 N_BOOTSTRAP = 1000
+ERROR_EXAMPLES = 5  # first errors shown with their message in results (all are counted)
+DROPPED_EXAMPLES = 5  # dropped rows shown with their detail in results (all are counted)
 
 
 def _mean(values: list[float], how: str) -> float:
@@ -49,20 +54,58 @@ def _breakdown_label(key) -> tuple[str, list[str]]:
     return "x".join(fields), fields
 
 
-def aggregate_task(task: Task, records: list[dict], seed: int = 0) -> dict[str, Any]:
-    """results.json's entry for one task."""
+def accounting(records: list[dict], dropped: list[dict] = (), n_rows: Optional[int] = None) -> dict[str, Any]:
+    """Where every row of the split went: scored (valid or invalid), an error (by kind and reason), dropped
+    by the loader (by reason), or not selected (`--limit`); `coverage` = scored / rows.
+
+    `n_rows` is the number of rows the loader gave (before `--limit`, dropped rows not included); it
+    defaults to the records given.
+    """
+    errors = Counter(r["error"]["kind"] for r in records if r.get("error"))
+    by_reason: dict[str, Counter] = defaultdict(Counter)
+    for r in records:
+        if r.get("error"):
+            by_reason[r["error"]["kind"]][str(r["error"].get("reason") or "other")] += 1
+    drops = Counter(str(d.get("reason") or "other") for d in dropped)
+    loaded = len(records) if n_rows is None else int(n_rows)
+    rows = loaded + sum(drops.values())
+    scored = sum(1 for r in records if not r.get("error"))
+    return {
+        "n_rows": rows,
+        "n_samples": len(records),
+        "n_not_selected": max(0, loaded - len(records)),
+        "n_scored": scored,
+        "n_invalid": sum(
+            1 for r in records if not r.get("error") and not (r.get("parsed") or {}).get("valid", True)
+        ),
+        "n_errors": sum(errors.values()),
+        "errors": dict(sorted(errors.items())),
+        "errors_by_reason": {k: dict(sorted(v.items())) for k, v in sorted(by_reason.items())},
+        "error_examples": [{"doc_id": r.get("doc_id"), **r["error"]} for r in records if r.get("error")][
+            :ERROR_EXAMPLES
+        ],
+        "n_dropped": sum(drops.values()),
+        "dropped": dict(sorted(drops.items())),
+        "dropped_examples": [dict(d) for d in list(dropped)[:DROPPED_EXAMPLES]],
+        "coverage": round(scored / rows, 6) if rows else 0.0,
+    }
+
+
+def aggregate_task(
+    task: Task,
+    records: list[dict],
+    seed: int = 0,
+    n_rows: Optional[int] = None,
+    dropped: Optional[list[dict]] = None,
+) -> dict[str, Any]:
+    """results.json's entry for one task (`n_rows`, `dropped`: what the loader gave, see `accounting`;
+    `dropped` defaults to the task's last `load_docs`)."""
     from metrics import bootstrap_ci  # the floor: pure functions
 
     cfg = task.config
-    errors = Counter(r["error"]["kind"] for r in records if r.get("error"))
-    invalid = sum(1 for r in records if not r.get("error") and not (r.get("parsed") or {}).get("valid", True))
     out: dict[str, Any] = {
         "version": cfg.version,
-        "n_samples": len(records),
-        "n_scored": sum(1 for r in records if not r.get("error")),
-        "n_errors": sum(errors.values()),
-        "errors": dict(sorted(errors.items())),
-        "n_invalid": invalid,
+        **accounting(records, task.dropped if dropped is None else dropped, n_rows),
         "headline": cfg.headline(),
         "metrics": {},
         "breakdowns": {},
@@ -97,7 +140,11 @@ def aggregate_task(task: Task, records: list[dict], seed: int = 0) -> dict[str, 
         out["breakdowns"][label] = table
     hook = task.hook("aggregate")
     if hook is not None:
-        out["tables"] = hook(records, task)
+        try:
+            out["tables"] = hook(records, task)
+        except Exception as exc:  # a task bug: the results file is still written, the run is incomplete
+            out["tables_error"] = f"aggregate hook raised {type(exc).__name__}: {exc}"
+            log.warning("task '%s': %s", task.name, out["tables_error"])
     return out
 
 
@@ -118,4 +165,28 @@ def aggregate_group(name: str, members: list[str], task_results: dict[str, dict]
             total = sum(n for _, n in pairs)
             value = sum(v * n for v, n in pairs) / total if total else math.nan
         metrics[mname] = {"value": _clean(value), "n": sum(n for _, n in pairs), "n_tasks": len(pairs)}
-    return {"tasks": present, "aggregate": how, "metrics": metrics}
+    return {"tasks": present, "aggregate": how, "metrics": metrics, **group_accounting(present, task_results)}
+
+
+_SUMMED = ("n_rows", "n_samples", "n_not_selected", "n_scored", "n_invalid", "n_errors", "n_dropped")
+
+
+def group_accounting(members: list[str], task_results: dict[str, dict]) -> dict[str, Any]:
+    """The members' accounting summed: counts, errors and drops by kind/reason, and the group's coverage."""
+    out: dict[str, Any] = {k: 0 for k in _SUMMED}
+    errors: Counter = Counter()
+    dropped: Counter = Counter()
+    by_reason: dict[str, Counter] = defaultdict(Counter)
+    for t in members:
+        res = task_results[t]
+        for k in _SUMMED:
+            out[k] += int(res.get(k) or 0)
+        errors.update(res.get("errors") or {})
+        dropped.update(res.get("dropped") or {})
+        for kind, reasons in (res.get("errors_by_reason") or {}).items():
+            by_reason[kind].update(reasons)
+    out["errors"] = dict(sorted(errors.items()))
+    out["errors_by_reason"] = {k: dict(sorted(v.items())) for k, v in sorted(by_reason.items())}
+    out["dropped"] = dict(sorted(dropped.items()))
+    out["coverage"] = round(out["n_scored"] / out["n_rows"], 6) if out["n_rows"] else 0.0
+    return out

@@ -8,6 +8,7 @@ from harness.config.schema import GroupConfig, MetricConfig, TaskConfig
 from harness.errors import ConfigError, DataError, HarnessError, UnknownNameError
 from harness.frames.spec import FrameSpec
 from harness.hookspecs import hookimpl
+from harness.importers import ImportedRun, Importer, file_sha256
 from harness.media import Segment, VideoRef, media_identity
 from harness.model import Model
 from harness.requests import (
@@ -21,7 +22,7 @@ from harness.requests import (
     TextPart,
     VideoPart,
 )
-from harness.task import DroppedRow, MediaPathError, Parsed, Task, safe_media_path
+from harness.task import DroppedRow, MediaPathError, Parsed, Task, read_jsonl_rows, safe_media_path
 
 
 def registry(include_paths: tuple = ()):
@@ -43,6 +44,8 @@ __all__ = [
     "GroupConfig",
     "HarnessError",
     "ImagePart",
+    "ImportedRun",
+    "Importer",
     "MediaPathError",
     "Message",
     "MetricConfig",
@@ -59,7 +62,9 @@ __all__ = [
     "UnknownNameError",
     "VideoPart",
     "VideoRef",
+    "file_sha256",
     "hookimpl",
     "media_identity",
+    "read_jsonl_rows",
     "safe_media_path",
 ]

@@ -3,7 +3,9 @@
 Exit codes used by the CLI (documented in docs/cli.md):
 0 success; 1 the run finished but `--strict` found sample errors, or a command's check failed;
 2 usage or configuration error (unknown name, bad config, missing data); 3 a model or plugin failed to load
-or generation failed fatally; 4 `compare` found a regression; 130 interrupted (Ctrl-C).
+or generation failed fatally; 4 `compare` found a regression; 5 the run finished and its results file is
+written but is incomplete (a task scored nothing, or its error share exceeds `--max_error_rate`);
+130 interrupted (Ctrl-C).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ EXIT_STRICT = 1
 EXIT_USAGE = 2
 EXIT_RUNTIME = 3
 EXIT_REGRESSION = 4
+EXIT_INCOMPLETE = 5
 EXIT_INTERRUPTED = 130
 
 

@@ -301,29 +301,64 @@ class Evaluator:
             rec["raw"] = inst.response.text
             rec["structured"] = inst.response.structured
             score_record(task, rec, self.judge)
-        if rec["error"] and self.cfg.strict:
-            raise StrictModeError(
-                f"task '{task.name}' doc '{doc['doc_id']}': {rec['error']['kind']} error: {rec['error']['message']}"
+        if self.cfg.strict and (rec["error"] or (rec["parsed"] or {}).get("unusable")):
+            what = (
+                f"{rec['error']['kind']} error: {rec['error']['message']}"
+                if rec["error"]
+                else f"the task could not use the answer: {rec['parsed']['unusable']}"
             )
+            raise StrictModeError(f"task '{task.name}' doc '{doc['doc_id']}': {what}")
         return rec
 
 
+def _parse(task: Task, response: Response, doc: dict, judge: Any) -> Any:
+    hook = task.hook("parse")
+    if hook is not None and len(inspect.signature(hook).parameters) >= 3:
+        return hook(response, doc, judge)
+    return task.parse(response, doc)
+
+
+def _clean_scores(scores: Any) -> dict[str, Optional[float]]:
+    """Scores as floats or None ("not applicable"); a value that is no finite number raises ValueError."""
+    if not isinstance(scores, dict):
+        raise TypeError(f"the score hook returned {type(scores).__name__}, not a dict of metric values")
+    out: dict[str, Optional[float]] = {}
+    for k, v in scores.items():
+        if v is None or (isinstance(v, float) and math.isnan(v)):
+            out[str(k)] = None
+            continue
+        value = float(v)  # TypeError / ValueError for a value that is no number
+        if not math.isfinite(value):
+            raise ValueError(f"score '{k}' is {value}")
+        out[str(k)] = value
+    return out
+
+
 def score_record(task: Task, rec: dict, judge: Any = None) -> None:
-    """Parse the raw answer and score it against the target, in place (also used by --rescore)."""
+    """Parse the raw answer and score it against the target, in place (also used by --rescore).
+
+    Whatever the model returned is an answer: when the task's parser or scorer cannot use it (it raises,
+    or gives a score that is no finite number), the answer is scored as the task's invalid answer (wrong,
+    or zero for dense metrics: the task's own score of an invalid `Parsed`), with the reason in
+    `parsed.note` and `parsed.unusable`. Only when the task cannot score even an invalid answer is the
+    sample an error (`score`, a task bug), so a failure never leaves a sample out of a mean silently.
+    """
     response = Response(text=rec.get("raw") or "", structured=rec.get("structured"))
     doc = rec["doc"]
     try:
-        hook = task.hook("parse")
-        if hook is not None and len(inspect.signature(hook).parameters) >= 3:
-            parsed = hook(response, doc, judge)
-        else:
-            parsed = task.parse(response, doc)
-        scores = task.score(parsed, rec["target"], doc)
-    except Exception as exc:  # a parser bug on one sample is counted, the run goes on
-        rec["error"] = _error("parse", exc)
+        parsed = _parse(task, response, doc, judge)
+        scores = _clean_scores(task.score(parsed, rec["target"], doc))
+    except Exception as exc:  # the answer is unusable: scored as the task's invalid answer
+        unusable = f"{type(exc).__name__}: {exc}"
+        parsed = Parsed(answer=None, valid=False, note=f"answer not usable by the task's scorer ({unusable})")
+        try:
+            scores = _clean_scores(task.score(parsed, rec["target"], doc))
+        except Exception as exc2:  # the task cannot score an invalid answer either: a task bug, counted
+            rec["error"] = _error("score", exc2)
+            rec["error"]["message"] += f" (scoring an invalid answer, after: {unusable})"
+            return
+        rec["parsed"] = {**parsed.to_json(), "unusable": unusable}
+        rec["scores"] = scores
         return
     rec["parsed"] = parsed.to_json() if isinstance(parsed, Parsed) else {"answer": parsed, "valid": True}
-    rec["scores"] = {
-        k: (None if v is None or (isinstance(v, float) and math.isnan(v)) else float(v))
-        for k, v in scores.items()
-    }
+    rec["scores"] = scores

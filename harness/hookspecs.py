@@ -42,3 +42,10 @@ def register_judges(register):
 def register_reports(register):
     """register(name, func, description=""): a report section renderer, "module:function" called as
     func(runs: list[dict]) -> list[ReportSection] for the results files given to `harness report`."""
+
+
+@hookspec
+def register_importers(register):
+    """register(name, factory, description=""): an importer of another tool's per-item outputs, used by
+    `python -m harness import NAME FILE... --out DIR`; factory ("module:Class") builds a harness.importers
+    .Importer whose `read(path)` returns an ImportedRun (samples records per task, model name, provenance)."""

@@ -33,6 +33,7 @@ HOOKS = {
     "register_builders": "builder",
     "register_judges": "judge",
     "register_reports": "report",
+    "register_importers": "importer",
 }
 
 
@@ -88,7 +89,9 @@ def _make_register(registry: Registry, info: PluginInfo, kind: str, base_dir: Op
             path = Path(name)
             if not path.is_absolute() and base_dir is not None:
                 path = base_dir / path
-            for entry in index_task_path(path, plugin=info.name, plugin_version=info.version):
+            for entry in index_task_path(
+                path, plugin=info.name, plugin_version=info.version, errors=info.errors
+            ):
                 registry.add(entry)
                 info.registered.setdefault("task", []).append(entry.name)
             return
@@ -160,8 +163,8 @@ def load_plugins(
         if not path.exists():
             info.errors.append(f"--include_path {path} does not exist")
             continue
-        try:
-            for entry in index_task_path(path, plugin=info.name, plugin_version="local"):
+        try:  # a bad file is reported by name; the folder's other tasks still register
+            for entry in index_task_path(path, plugin=info.name, plugin_version="local", errors=info.errors):
                 registry.add(entry)
                 info.registered.setdefault("task", []).append(entry.name)
         except Exception as exc:

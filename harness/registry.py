@@ -1,4 +1,4 @@
-"""A typed registry of what plugins provide: tasks, models, metrics, builders and judges.
+"""A typed registry of what plugins provide: tasks, models, metrics, builders, judges, reports, importers.
 
 Factories may be given as "module:attr" strings and are imported only when used, so listing what is
 available never imports heavy plugin code. Lookups of unknown names raise UnknownNameError with
@@ -13,7 +13,7 @@ from typing import Any
 
 from harness.errors import ConfigError, UnknownNameError
 
-KINDS = ("task", "model", "metric", "builder", "judge", "report")
+KINDS = ("task", "model", "metric", "builder", "judge", "report", "importer")
 
 
 @dataclass

@@ -54,6 +54,18 @@ class VideoPart:
 
 Part = Union[TextPart, ImagePart, VideoPart]
 
+# A label already closed by one of these is printed as it is; any other gets a colon ("Clip 1" -> "Clip 1:").
+_CLOSED_LABEL = ("]", ")", ":")
+
+
+def label_text(label: str) -> str:
+    """How an adapter prints a clip's or image's label, as a text part right before its frames.
+
+    The part's `label` is the one owner of a clip's name: tasks set it and do not write it again as text;
+    adapters print it with this function, so "[Candidate A]" reaches the model exactly as the task wrote it
+    (TempCloze's public prompt) and a bare name such as "Clip 1" as "Clip 1:"."""
+    return label if label.endswith(_CLOSED_LABEL) else f"{label}:"
+
 
 @dataclass
 class Message:

@@ -85,5 +85,6 @@ class RunConfig:
     data: Optional[Path] = None
     split: Optional[str] = None
     strict: bool = False
+    max_error_rate: float = 0.0
     gen_kwargs: dict[str, Any] = field(default_factory=dict)
     progress: bool = True

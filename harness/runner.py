@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
@@ -12,8 +13,9 @@ from typing import Any, Optional
 from harness import __version__, distributed
 from harness.adapt import per_clip_budget
 from harness.aggregate import aggregate_group, aggregate_task
+from harness.completeness import mark_completeness
 from harness.config.schema import GroupConfig, parse_task_config
-from harness.errors import ConfigError
+from harness.errors import ConfigError, UnknownNameError
 from harness.evaluator import Evaluator, Instance, score_record
 from harness.extras import missing_dependency
 from harness.hooks import load_hook
@@ -32,7 +34,7 @@ from harness.results import (
     write_samples,
 )
 from harness.run_config import RunConfig
-from harness.task import Task
+from harness.task import Parsed, Task
 
 log = logging.getLogger("harness.runner")
 
@@ -53,7 +55,9 @@ def build_task(state: PluginState, name: str) -> Task:
     cfg = parse_task_config(entry.extra["config"], entry.extra["path"])
     if isinstance(cfg, GroupConfig):
         raise ConfigError(f"'{name}' is a group, not a task")
-    return Task(cfg, Path(entry.extra["path"]).parent, entry.plugin, entry.plugin_version)
+    task = Task(cfg, Path(entry.extra["path"]).parent, entry.plugin, entry.plugin_version)
+    task.config_path = Path(entry.extra["path"])
+    return task
 
 
 def expand_tasks(state: PluginState, names: list[str]) -> tuple[list[str], dict[str, GroupConfig]]:
@@ -79,6 +83,92 @@ def expand_tasks(state: PluginState, names: list[str]) -> tuple[list[str], dict[
     return order, groups
 
 
+def report_dropped(task: str, dropped: list[dict]) -> None:
+    """Warn (stderr) about rows the loader could not use: how many, why, and the first few."""
+    if not dropped:
+        return
+    reasons = Counter(d.get("reason", "other") for d in dropped)
+    shown = "; ".join(d.get("detail") or d.get("reason", "") for d in dropped[:3])
+    log.warning(
+        "task '%s': %d row(s) dropped by the loader (%s), e.g. %s",
+        task,
+        len(dropped),
+        ", ".join(f"{k}: {v}" for k, v in sorted(reasons.items())),
+        shown,
+    )
+
+
+def check_loaded(task: Task, docs: list[dict], split: Optional[str]) -> None:
+    """ConfigError (exit 2, before any model call) when a task's split gave no row at all."""
+    if docs:
+        return
+    split = split or task.config.dataset.split
+    where = f" in {task.data_root}" if task.data_root is not None else ""
+    dropped = Counter(d.get("reason", "other") for d in task.dropped)
+    why = (
+        f"; all {len(task.dropped)} rows were dropped ({', '.join(f'{k}: {v}' for k, v in sorted(dropped.items()))}"
+        f"; e.g. {task.dropped[0].get('detail', '')})"
+        if task.dropped
+        else ""
+    )
+    raise ConfigError(
+        f"task '{task.name}' ({getattr(task, 'config_path', task.base_dir)}): split '{split}'{where} loaded 0 rows"
+        f"{why}; check --data, --split and the task's dataset options"
+    )
+
+
+def check_metric_names(task: Task, docs: list[dict]) -> None:
+    """ConfigError (exit 2, before any model call) when a metric the YAML declares is not a key the task's
+    score hook returns; the keys are read from scoring an invalid answer to the first row (no model needed).
+    A score hook that cannot score that probe is checked after the run instead (see `unreturned_metrics`)."""
+    if not docs:
+        return
+    try:
+        keys = set(task.score(Parsed(answer=None, valid=False, note="probe"), task.target(docs[0]), docs[0]))
+    except Exception:  # noqa: BLE001 - a hook that cannot score the probe is checked on real answers later
+        return
+    missing = [m.name for m in task.config.metrics if m.name not in keys]
+    if missing:
+        raise ConfigError(_metric_message(task, missing, keys))
+
+
+def _metric_message(task: Task, missing: list[str], keys: set[str]) -> str:
+    return (
+        f"task '{task.name}' ({getattr(task, 'config_path', task.base_dir)}): metric(s) "
+        f"{', '.join(repr(m) for m in missing)} declared under `metrics:` but the score hook returns "
+        f"{', '.join(sorted(keys)) or 'no keys'}; rename the metric to one of those keys"
+    )
+
+
+def unreturned_metrics(task: Task, records: list[dict]) -> Optional[str]:
+    """A reason (for the results' incomplete_reasons) when scored samples never returned a declared metric."""
+    scored = [r for r in records if not r.get("error")]
+    if not scored:
+        return None
+    keys = {k for r in scored for k in (r.get("scores") or {})}
+    missing = [m.name for m in task.config.metrics if m.name not in keys]
+    return _metric_message(task, missing, keys) if missing else None
+
+
+def _expand_reporting_broken(
+    state: PluginState, names: list[str]
+) -> tuple[list[str], dict[str, GroupConfig]]:
+    """expand_tasks, naming the task files that failed to load: as a warning, or in the error when a
+    requested name is unknown (it may be defined in one of them)."""
+    broken = [f"{info.name}: {err}" for info in state.broken() for err in info.errors]
+    try:
+        out = expand_tasks(state, names)
+    except UnknownNameError as exc:
+        if not broken:
+            raise
+        raise ConfigError(
+            f"{exc}\nthese plugins or task files failed to load:\n  " + "\n  ".join(broken)
+        ) from None
+    for line in broken:
+        log.warning("plugin or task file failed to load: %s", line)
+    return out
+
+
 def load_model(state: PluginState, name: str, args: dict[str, Any]) -> Model:
     """Instantiate a registered model with its --model_args."""
     try:
@@ -101,13 +191,21 @@ def _apply_limit(docs: list[dict], limit) -> list[dict]:
 def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
     """Evaluate cfg.model on cfg.tasks; rank 0 writes results (and samples with log_samples)."""
     state = state or load_plugins(cfg.include_path)
-    names, groups = expand_tasks(state, cfg.tasks)
+    names, groups = _expand_reporting_broken(state, cfg.tasks)
     tasks = [build_task(state, n) for n in names]
     for kind_name in (cfg.model, cfg.judge):  # names are cheap to check: an unknown one fails first
         if kind_name:
             state.registry.get("model", kind_name)
     # data before the model: a missing or malformed dataset stops the run before a large model loads
-    loaded = [(task, _apply_limit(task.load_docs(cfg.data, cfg.split), cfg.limit)) for task in tasks]
+    loaded: dict[str, tuple[int, list[dict]]] = {}
+    task_docs: list[tuple[Task, list[dict]]] = []
+    for task in tasks:
+        all_docs = task.load_docs(cfg.data, cfg.split)
+        loaded[task.name] = (len(all_docs), list(task.dropped))
+        report_dropped(task.name, task.dropped)
+        check_loaded(task, all_docs, cfg.split)
+        check_metric_names(task, all_docs)
+        task_docs.append((task, _apply_limit(all_docs, cfg.limit)))
     model = load_model(state, cfg.model, cfg.model_args)
     model_name = getattr(model, "display_name", None) or cfg.model
     judge = None
@@ -117,7 +215,7 @@ def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
         judge = JudgeClient(cfg.judge, judge_model, evaluator.responses)
         evaluator.judge = judge
     instances: list[Instance] = []
-    for task, docs in loaded:
+    for task, docs in task_docs:
         info = TaskInfo(task.name, task.answer_space(docs), prior=lambda t=task: t.prior_table(cfg.data))
         model.prepare_task(info)
         instances.extend(Instance(len(instances), task, d) for d in docs)
@@ -135,15 +233,28 @@ def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
     per_task: dict[str, list[dict]] = {t.name: [] for t in tasks}
     for _, rec in by_index:
         per_task[rec["task"]].append(rec)
-    results = assemble_results(cfg, model, model_name, tasks, groups, per_task, judge, world)
+    results = assemble_results(cfg, model, model_name, tasks, groups, per_task, judge, world, loaded)
+    mark_completeness(results, cfg.max_error_rate)
+    for t in tasks:
+        reason = unreturned_metrics(t, per_task[t.name])
+        if reason:
+            results["complete"] = False
+            results["incomplete_reasons"].append(reason)
     out = write_outputs(cfg, model_name, results, per_task)
     out.stats = evaluator.stats
     return out
 
 
-def assemble_results(cfg, model, model_name, tasks, groups, per_task, judge, world) -> dict[str, Any]:
-    """The results dict (see harness/schemas/results.schema.json)."""
-    task_results = {t.name: aggregate_task(t, per_task[t.name], cfg.seed) for t in tasks}
+def assemble_results(
+    cfg, model, model_name, tasks, groups, per_task, judge, world, loaded=None
+) -> dict[str, Any]:
+    """The results dict (see harness/schemas/results.schema.json); `loaded`: task -> (rows the loader
+    gave, rows it dropped)."""
+    loaded = loaded or {}
+    task_results = {
+        t.name: aggregate_task(t, per_task[t.name], cfg.seed, *loaded.get(t.name, (None, None)))
+        for t in tasks
+    }
     task_cfgs = {}
     for t in tasks:
         spec = cfg.frames or t.config.frames
@@ -204,7 +315,11 @@ def _group_results(name: str, cfg: GroupConfig, groups: dict[str, GroupConfig], 
     if cfg.hooks.aggregate:
         base = Path(cfg.metadata.get("_base_dir", "."))
         hook = load_hook(cfg.hooks.aggregate, base, f"group '{name}' hook 'aggregate'")
-        out["tables"] = hook({t: task_results[t] for t in out["tasks"]})
+        try:
+            out["tables"] = hook({t: task_results[t] for t in out["tasks"]})
+        except Exception as exc:  # a plugin bug: the results file is still written, the run is incomplete
+            out["tables_error"] = f"aggregate hook raised {type(exc).__name__}: {exc}"
+            log.warning("group '%s': %s", name, out["tables_error"])
     return out
 
 
@@ -254,7 +369,7 @@ def rescore(
     tasks = [build_task(state, name) for name in per_task]
     for t in tasks:
         for rec in per_task[t.name]:
-            if rec.get("error") and rec["error"]["kind"] != "parse":
+            if rec.get("error") and rec["error"]["kind"] not in ("parse", "score"):
                 continue
             rec["error"] = None
             score_record(t, rec)
@@ -264,7 +379,17 @@ def rescore(
         else {"schema_version": 1, "harness_version": __version__, "model": {}, "config": {}, "groups": {}}
     )
     seed = results.get("config", {}).get("seed", seed)
-    results["results"] = {t.name: aggregate_task(t, per_task[t.name], seed) for t in tasks}
+    results["results"] = {}
+    for t in tasks:
+        before = (original or {}).get("results", {}).get(t.name) or {}
+        dropped = [
+            {"reason": r, "detail": ""} for r, n in (before.get("dropped") or {}).items() for _ in range(n)
+        ]
+        n_rows = before["n_rows"] - before.get("n_dropped", 0) if "n_rows" in before else None
+        res = aggregate_task(t, per_task[t.name], seed, n_rows, dropped)
+        res["dropped_examples"] = before.get("dropped_examples", [])
+        results["results"][t.name] = res
+    mark_completeness(results, results.get("max_error_rate", 0.0))
     results["created"] = timestamp()
     results["rescored_from"] = [Path(p).name for p in samples_files]
     results["samples_files"] = {}

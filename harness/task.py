@@ -139,10 +139,14 @@ class Task:
                 self.dropped.append(doc.to_json())
                 continue
             if not isinstance(doc, dict):
-                raise DataError(f"task '{self.name}': row {i} of split '{split}' is not a mapping")
+                what = f"row {i} of split '{split}' is {type(doc).__name__} {_short(doc)}, not a mapping"
+                self.dropped.append(DroppedRow("not_a_mapping", f"task '{self.name}': {what}").to_json())
+                continue
             doc_id = str(doc.get(self.config.doc_id, doc.get("doc_id", i)))
             if doc_id in seen:
-                raise DataError(f"task '{self.name}': duplicate doc id '{doc_id}' in split '{split}'")
+                what = f"row {i} of split '{split}' repeats doc id '{doc_id}' (the first row with it is kept)"
+                self.dropped.append(DroppedRow("duplicate_id", f"task '{self.name}': {what}").to_json())
+                continue
             seen.add(doc_id)
             doc = dict(doc)
             doc["doc_id"] = doc_id
@@ -154,7 +158,7 @@ class Task:
         p = self.config.prompt
         if not p.template and p.text is None:
             return str(doc.get("question", ""))
-        return render(self.base_dir, p.template, p.text, {"doc": doc, **doc}, f"task '{self.name}'")
+        return _render_row(self.base_dir, p.template, p.text, doc, f"task '{self.name}'")
 
     def build_messages(self, doc: dict) -> list[Message]:
         """Chat messages for one doc; video parts hold VideoRefs whose paths are checked against the root."""
@@ -169,9 +173,7 @@ class Task:
             parts.append(TextPart(self.render_prompt(doc)))
             messages = [Message("user", parts)]
             if self.config.prompt.system:
-                system = render(
-                    self.base_dir, None, self.config.prompt.system, {"doc": doc, **doc}, self.name
-                )
+                system = _render_row(self.base_dir, None, self.config.prompt.system, doc, self.name)
                 messages.insert(0, Message("system", [TextPart(system)]))
         root = self.data_root or self.base_dir
         for m in messages:
@@ -237,6 +239,22 @@ class Task:
         return doc if fields is None else {k: doc.get(k) for k in ["doc_id", *fields]}
 
 
+class RowFieldError(ValueError):
+    """A row lacks a field its task's template uses: one counted per-sample `request` error, not a
+    configuration error (a template that does not parse or is missing stays a ConfigError)."""
+
+
+def _render_row(base_dir: Path, template: Optional[str], text: Optional[str], doc: dict, what: str) -> str:
+    from jinja2 import UndefinedError
+
+    try:
+        return render(base_dir, template, text, {"doc": doc, **doc}, what)
+    except ConfigError as exc:
+        if isinstance(exc.__cause__, UndefinedError):
+            raise RowFieldError(f"{what} doc '{doc.get('doc_id')}': {exc.__cause__}") from None
+        raise
+
+
 def _looks_like_hub_id(source: str, base_dir: Path) -> bool:
     return (
         re.fullmatch(r"[A-Za-z0-9][\w.-]*/[\w.-]+", source) is not None
@@ -245,19 +263,26 @@ def _looks_like_hub_id(source: str, base_dir: Path) -> bool:
     )
 
 
-def _read_jsonl(path: Path, task: str) -> list:
-    """One JSON value per non-empty line; an error names the file and its line number."""
-    rows = []
-    with open(path, encoding="utf-8") as f:
+def _short(value: Any, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def read_jsonl_rows(path: Path, what: str) -> list:
+    """One JSON value per non-empty line; a line that is not valid JSON (or not UTF-8) becomes a
+    DroppedRow("invalid_json") naming the file and line, so one bad line never stops a run."""
+    rows: list = []
+    with open(path, encoding="utf-8", errors="surrogateescape") as f:
         for lineno, line in enumerate(f, 1):
             if not line.strip():
                 continue
             try:
                 rows.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise DataError(
-                    f"task '{task}': {path} is not valid JSON (line {lineno}: {exc.msg})"
-                ) from exc
+            except (json.JSONDecodeError, UnicodeError) as exc:
+                msg = getattr(exc, "msg", str(exc))
+                rows.append(
+                    DroppedRow("invalid_json", f"{what}: {path} line {lineno} is not valid JSON ({msg})")
+                )
     return rows
 
 
@@ -266,14 +291,22 @@ def _read_local_split(root: Path, split: str, task: str) -> list[dict]:
         p = root / name
         if p.exists():
             if p.suffix == ".jsonl":
-                return _read_jsonl(p, task)
+                return read_jsonl_rows(p, f"task '{task}'")
             try:
                 data = json.loads(p.read_text(encoding="utf-8"))
             except json.JSONDecodeError as exc:
                 raise DataError(
                     f"task '{task}': {p} is not valid JSON (line {exc.lineno}: {exc.msg})"
                 ) from exc
-            return data if isinstance(data, list) else data.get("data", data.get("questions", []))
+            rows = data
+            if isinstance(data, dict):
+                rows = data.get("data", data.get("questions"))
+            if not isinstance(rows, list):
+                raise DataError(
+                    f"task '{task}': {p} holds {type(data).__name__}; expected a JSON list of rows "
+                    '(or {"data": [...]})'
+                )
+            return rows
     raise DataError(f"task '{task}': no '{split}' split in {root} (looked for {split}.jsonl / {split}.json)")
 
 

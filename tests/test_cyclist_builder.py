@@ -73,9 +73,12 @@ def test_no_pair_closer_than_margin_and_tier_counts(tier):
         d = np.linalg.norm(pos[:, None] - pos[None], axis=-1)
         d[np.arange(len(pos)), np.arange(len(pos))] = np.inf
         assert d.min() >= scene["minimum_distance"]
+        # the tier fixes the number of cycles; several may share an object (the official assignment)
         cyclic = sum(1 for o in scene["objects"] if o.get("cycles"))
+        cycles = sum(len(o.get("cycles") or {}) for o in scene["objects"])
         base = scene["base_tier"]
-        assert cyclic == {"L1": 1, "L2": 1, "L3": 2, "L4": 3}[base]
+        assert cycles == {"L1": 1, "L2": 1, "L3": 2, "L4": 3}[base] and 1 <= cyclic <= cycles
+        assert all(len(set(o.get("cycles") or {}) & {"orbit", "linear"}) <= 1 for o in scene["objects"])
         lo, hi = (4, 9) if base == "L2" else (2, 3)
         assert lo <= scene["number_of_clutter_objects"] <= hi
         assert ("lights" in scene) == (tier == "L5")
@@ -89,6 +92,23 @@ def test_cycle_types_balanced_within_split():
             for group in plan_scene(Composition(tier), "val", index).cyclic:
                 counts.update(group)
         assert len(set(counts.values())) == 1 and set(counts) == set(CYCLE_TYPES)
+
+
+def test_cycles_share_objects_and_resize_starts_either_size():
+    """Issue 17: the official generator lets one object carry several cycles (never two on one property)
+    and resizing objects start small or large; the presets used to give each object one cycle and every
+    resizing object started small."""
+    shared, starts = 0, Counter()
+    for index in range(60):
+        plan = plan_scene(Composition("L3"), "test", index)
+        shared += any(len(g) > 1 for g in plan.cyclic)
+        for g in plan.cyclic:
+            assert sum(k in ("orbit", "linear") for k in g) <= 1 and len(set(g)) == len(g)
+    for index in range(0, 40, 5):  # L1 plans cycle through the five types: index % 5 == 2 is resize
+        scene = _scene(tier="L1", index=index + 2)
+        starts.update(o["size"] for o in scene["objects"] if "resize" in o.get("cycles", {}))
+    assert shared > 0
+    assert starts["small"] > 0 and starts["large"] > 0
 
 
 def test_relations_agree_with_positions():

@@ -145,3 +145,25 @@ def test_table5_deltas_against_unicycle():
     out = table5({"L1": l1, "L2": l2})
     assert out["unicycle_cluttered_minus_unicycle"]["existential"]["query"]["delta_points"] == -10.0
     assert "nightrider_minus_unicycle" not in out
+
+
+def test_captions_read_official_split_names_and_drop_unusable_scenes(release):
+    """Issue 16/17: the official generator writes `split` as `unicycle_test` (or `nightrider1_test_orbit`);
+    such scenes loaded 0 caption rows and the run exited 0. Scenes that still cannot be used are dropped
+    with a reason, never lost silently."""
+    scenes = release / "unicycle" / "scenes"
+    base = json.loads((scenes / "CycliST_test_000000.json").read_text())
+    (scenes / "CycliST_test_000000.json").write_text(json.dumps({**base, "split": "unicycle_test"}))
+    variants = {
+        "a": {"split": "nightrider1_test_orbit", "video_file": "a.mp4"},
+        "b": {"split": "unicycle_val", "video_file": "b.mp4"},  # another split: not this one's row
+        "c": {"split": "unicycle", "video_file": "c.mp4"},  # names no split
+        "d": {"split": "unicycle_test", "video_file": ""},  # no video
+    }
+    for name, extra in variants.items():
+        (scenes / f"{name}.json").write_text(json.dumps({**base, **extra}))
+    task = build_task(load_plugins([]), "cyclist_caption_l1")
+    docs = task.load_docs(release)
+    assert sorted(d["video"] for d in docs) == ["videos/CycliST_test_000000.mp4", "videos/a.mp4"]
+    assert sorted(d["reason"] for d in task.dropped) == ["bad_split", "missing_field"]
+    assert any("'unicycle'" in d["detail"] and "c.json" in d["detail"] for d in task.dropped)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import io
 import json
+import os
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -113,6 +114,15 @@ def test_path_and_file_url_transports_write_the_clip_once(server, tmp_path):
                         video_dir=str(tmp_path))
     model.generate([_request()])
     assert server.bodies[-1]["messages"][0]["content"][1]["video_url"]["url"].startswith("file:///")
+
+
+def test_clips_in_a_temp_folder_are_removed_on_close(server):
+    model = OpenAIModel(model="m", base_url=server.url, video_mode="video", video_transport="path")
+    model.generate([_request()])
+    written = server.bodies[-1]["messages"][0]["content"][1]["video_url"]["url"]
+    assert os.path.exists(written)
+    model.close()
+    assert not os.path.exists(written)
 
 
 def test_frames_mode_is_vllms_jpeg_frame_list(server):

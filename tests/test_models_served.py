@@ -128,6 +128,7 @@ def test_lossless_video_reproduces_the_in_process_answers(served):
     local.close()
     video = _served(folder, url, video_mode="video", video_transport="path", send_num_frames="true")
     got = [r.text for r in video.generate(requests)]
+    video.close()
     assert got == expected
     images = [r.text for r in _served(folder, url).generate(requests)]
     # frames as separate images are another input to the model: most answers change

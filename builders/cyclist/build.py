@@ -90,7 +90,7 @@ def build_one(job: BuildJob, index: int, renderer=None) -> dict:
     if scene_path.exists():
         scene = json.loads(scene_path.read_text())
         return dict(scene.get("generation", {}), scene=stem, skipped=True)
-    result = generate_scene(job.settings, plan_scene(job.comp, job.split, index), job.seed)
+    result = generate_scene(job.settings, plan_scene(job.comp, job.split, index, job.seed), job.seed)
     scene = result.scene
     scene["generation"] = dict(asdict(result.stats), failed_seeds=result.failed_seeds)
     if job.renderer:

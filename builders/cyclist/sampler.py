@@ -83,7 +83,7 @@ class SceneSampler:
     def _new_object(self, cycle_types: tuple[str, ...], placed: list[SampledObject]) -> SampledObject:
         rng = self.rng
         meshes = [m for m in MESHES if m != "Sphere"] if "rotate" in cycle_types else list(MESHES)
-        size = "small" if "resize" in cycle_types else str(rng.choice(list(SIZES)))
+        size = str(rng.choice(list(SIZES)))  # a resizing object starts small or large, as in the release
         obj = SampledObject(
             mesh=str(rng.choice(meshes)),
             material=str(rng.choice(MATERIALS)),
@@ -96,7 +96,7 @@ class SceneSampler:
             if kind == "recolor":
                 params["to"] = str(rng.choice([c for c in COLORS_255 if c != obj.color]))
             elif kind == "resize":
-                params["to"] = "large"
+                params["to"] = next(z for z in SIZES if z != obj.size)
             elif kind == "orbit":
                 params["center"] = int(rng.integers(0, len(placed)))
                 params["direction"] = float(rng.choice([-1.0, 1.0]))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import random
 from dataclasses import asdict, dataclass, field
 
 from .constants import CYCLE_TYPES, MOTION_CYCLES
@@ -12,7 +13,9 @@ from .periods import default_factor_range, possible_periods, prime_factors
 
 @dataclass(frozen=True)
 class TierSpec:
-    """A tier preset: clutter range, cyclic objects (one cycle each), light cycle, mixed base tiers."""
+    """A tier preset: clutter range, number of cycles (`cyclic_objects`: the paper's Unicycle / Bicycle /
+    Tricycle count; the cycles are then assigned to objects, several may share one), light cycle, mixed
+    base tiers."""
 
     name: str
     title: str
@@ -129,14 +132,35 @@ def parse_cycles(spec: str) -> tuple[tuple[str, ...], ...]:
 
 
 def tier_combinations(tier: str) -> list[tuple[tuple[str, ...], ...]]:
-    """Every cycle-type combination of a tier (multisets of one-cycle objects), in a fixed order."""
+    """Every cycle-type combination of a tier (multisets of its cycles, one cycle per group before
+    assignment), in a fixed order."""
     n = TIERS[tier].cyclic_objects
     return [tuple((c,) for c in combo) for combo in itertools.combinations_with_replacement(CYCLE_TYPES, n)]
 
 
-def plan_scene(comp: Composition, split: str, index: int) -> ScenePlan:
-    """The plan of scene `index` of a split: combinations assigned round robin, so every cycle type and
-    combination is balanced within the split (L5 alternates L1, L3, L4 and balances within each)."""
+def assign_cycles(types: tuple[str, ...], rng: random.Random) -> tuple[tuple[str, ...], ...]:
+    """Cycles to objects as the official generator assigns them: with M cycles there are M object
+    slots; the orbit cycles take distinct random slots, the linear cycles distinct slots among the rest
+    (an object never moves twice), every other type distinct random slots of all M (never two cycles
+    of one type, hence of one property, on an object); empty slots are dropped. So two cycles may share
+    an object (a Bicycle scene with one object that both orbits and recolours)."""
+    m = len(types)
+    slots: list[list[str]] = [[] for _ in range(m)]
+    counts = {k: types.count(k) for k in CYCLE_TYPES}
+    taken_by_motion: set[int] = set()
+    for kind in ("orbit", "linear", "resize", "recolor", "rotate"):
+        pool = [i for i in range(m) if not (kind in MOTION_CYCLES and i in taken_by_motion)]
+        for i in rng.sample(pool, counts[kind]):
+            slots[i].append(kind)
+            if kind in MOTION_CYCLES:
+                taken_by_motion.add(i)
+    return tuple(tuple(sorted(s)) for s in slots if s)
+
+
+def plan_scene(comp: Composition, split: str, index: int, seed: int = 0) -> ScenePlan:
+    """The plan of scene `index` of a split: cycle-type combinations assigned round robin, so every
+    cycle type and combination is balanced within the split (L5 alternates L1, L3, L4 and balances
+    within each), then the cycles assigned to objects (`assign_cycles`, seeded by seed, split, index)."""
     spec = TIERS[comp.tier]
     base, k = comp.tier, index
     if spec.mix:
@@ -145,7 +169,8 @@ def plan_scene(comp: Composition, split: str, index: int) -> ScenePlan:
         cyclic = comp.cycles
     else:
         combos = tier_combinations(base)
-        cyclic = combos[k % len(combos)]
+        types = tuple(c for group in combos[k % len(combos)] for c in group)
+        cyclic = assign_cycles(types, random.Random(f"cyclist-cycles:{seed}:{split}:{index}"))
     clutter = comp.clutter if comp.clutter is not None else TIERS[base].clutter
     lights = comp.cyclic_lights if comp.cyclic_lights is not None else spec.cyclic_lights
     return ScenePlan(split, index, comp.tier, base, clutter, cyclic, lights)

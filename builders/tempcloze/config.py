@@ -40,6 +40,7 @@ class BuildConfig:
     mixed_size: Optional[int] = 300
     crf: int = 18
     sources: str = "link"
+    source: Optional[str] = None
     suitability_model: Optional[str] = None
     suitability_model_args: Optional[str] = None
 
@@ -102,6 +103,12 @@ def add_build_arguments(parser: argparse.ArgumentParser) -> None:
         default=d.sources,
         help="virtual mode: hard-link (copy when impossible) or copy kept sources into OUT/sources/, "
         "or reference them where they are (the harness only plays media inside the dataset root)",
+    )
+    parser.add_argument(
+        "--source",
+        default=None,
+        help="the dataset source every item came from (e.g. MiraData), recorded per item for the per-source "
+        "tables; default: the subfolder of --videos a video lies in, else the --videos folder's name",
     )
     parser.add_argument("--crf", type=int, default=d.crf, help="H.264 quality of written clips (18)")
     parser.add_argument(

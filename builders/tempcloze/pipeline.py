@@ -81,13 +81,33 @@ def _skip(outcome: dict, stage: Optional[str], reason: str, detail: str) -> dict
     return outcome
 
 
+def source_name(path: Path, videos_dir: Path, given: Optional[str] = None) -> str:
+    """The dataset source an item is recorded under (Appendix E's per-source tables): `given` (--source),
+    else the first subfolder of `videos_dir` holding the video, else the name of `videos_dir` itself."""
+    if given:
+        return given
+    try:
+        parts = path.relative_to(videos_dir).parts
+    except ValueError:
+        parts = ()
+    return parts[0] if len(parts) > 1 else (videos_dir.resolve().name or str(videos_dir))
+
+
 def process_video(
-    path: Path, stem: str, cfg: BuildConfig, out_dir: Path, model: Optional[Model] = None
+    path: Path,
+    stem: str,
+    cfg: BuildConfig,
+    out_dir: Path,
+    model: Optional[Model] = None,
+    dataset_source: Optional[str] = None,
 ) -> dict[str, Any]:
-    """Filter one video and write its item; returns an outcome record (kept, or skipped with a reason)."""
+    """Filter one video and write its item; returns an outcome record (kept, or skipped with a reason).
+    `dataset_source` (the dataset source name) is recorded in the item's clips.json as `source_dataset`."""
     from harness.frames import MediaError, load_clip, probe_video
 
     outcome: dict[str, Any] = {"stem": stem, "video": str(path), "stages": {}, "measures": {}}
+    if dataset_source:
+        outcome["source_dataset"] = dataset_source
     try:
         info = probe_video(path)
     except (MediaError, OSError, ValueError) as err:
@@ -161,7 +181,10 @@ def process_video(
             plan,
             mode="virtual" if cfg.virtual else "files",
             source_identity=media_identity(path),
-            extra={"gap_motion": round(tried[-1], 4)},
+            extra={
+                "gap_motion": round(tried[-1], 4),
+                **({"source_dataset": dataset_source} if dataset_source else {}),
+            },
         )
         write_item_document(item_dir / CLIPS_FILE, doc)
     except (MediaError, OSError, ValueError) as err:
@@ -172,8 +195,8 @@ def process_video(
 
 
 def _worker(args: tuple) -> dict[str, Any]:
-    path, stem, cfg, out_dir = args
-    return process_video(path, stem, cfg, out_dir)
+    path, stem, cfg, out_dir, source = args
+    return process_video(path, stem, cfg, out_dir, dataset_source=source)
 
 
 def _progress(total: int, enabled: bool):
@@ -225,13 +248,13 @@ def build_dataset(
             )
             continue
         seen.add(path.stem)
-        jobs.append((path, path.stem, cfg, out))
+        jobs.append((path, path.stem, cfg, out, source_name(path, src, cfg.source)))
 
     workers = 1 if model is not None else max(1, cfg.workers)
     with _progress(len(jobs), progress) as bar:
         if workers == 1 or len(jobs) <= 1:
-            for path, stem, _, _ in jobs:
-                outcomes.append(process_video(path, stem, cfg, out, model))
+            for path, stem, _, _, source in jobs:
+                outcomes.append(process_video(path, stem, cfg, out, model, source))
                 bar.update(1)
         else:
             with ProcessPoolExecutor(max_workers=workers) as pool:
@@ -283,6 +306,7 @@ def make_manifest(
         "filters": filters,
         "gap_attempts": dict(Counter(str(o["attempts"]) for o in kept)),
         "items": [o["stem"] for o in kept],
+        "sources": dict(Counter(o.get("source_dataset") for o in kept if o.get("source_dataset"))),
         "failures": [
             {"video": o["video"], "stem": o["stem"], "reason": o["reason"], "detail": o["detail"]}
             for o in outcomes

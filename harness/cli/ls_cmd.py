@@ -1,4 +1,4 @@
-"""`python -m harness ls tasks|models|metrics|builders|judges|plugins`: what the plugins registered.
+"""`python -m harness ls tasks|models|metrics|builders|judges|reports|importers|plugins`: what the plugins registered.
 
 Task configs are indexed from YAML without importing task code, so this stays fast.
 """
@@ -6,11 +6,24 @@ Task configs are indexed from YAML without importing task code, so this stays fa
 from __future__ import annotations
 
 import argparse
+import sys
 
-from harness.errors import EXIT_OK
-from harness.plugins import load_plugins
+from harness.config.schema import parse_task_config
+from harness.errors import EXIT_OK, EXIT_USAGE, ConfigError
+from harness.plugins import PluginState, load_plugins
 
-WHAT = ("tasks", "models", "metrics", "builders", "judges", "reports", "plugins")
+WHAT = ("tasks", "models", "metrics", "builders", "judges", "reports", "importers", "plugins")
+
+
+def validate_task_configs(state: PluginState) -> dict[str, list[str]]:
+    """plugin name -> the messages of its task YAMLs that do not validate (each names file and field)."""
+    out: dict[str, list[str]] = {}
+    for entry in state.registry.entries("task"):
+        try:
+            parse_task_config(entry.extra["config"], entry.extra["path"])
+        except ConfigError as exc:
+            out.setdefault(entry.plugin, []).append(f"task '{entry.name}': {exc}")
+    return out
 
 
 def main(argv: list[str], command: str = "ls") -> int:
@@ -20,13 +33,19 @@ def main(argv: list[str], command: str = "ls") -> int:
     args = p.parse_args(argv)
     state = load_plugins(args.include_path)
     if args.what == "plugins":
+        invalid = validate_task_configs(state)
         print(f"{'plugin':28} {'version':10} {'status':8} registered")
         for info in sorted(state.plugins, key=lambda i: i.name):
+            info.errors.extend(invalid.get(info.name, []))
             reg = ", ".join(f"{len(v)} {k}s" for k, v in sorted(info.registered.items())) or "-"
             status = "BROKEN" if info.errors else "ok"
             print(f"{info.name:28} {info.version:10} {status:8} {reg}  [{info.source}]")
             for err in info.errors:
                 print(f"    error: {err}")
+        if invalid:
+            n = sum(len(v) for v in invalid.values())
+            print(f"error: {n} task config(s) are invalid (listed above by file and field)", file=sys.stderr)
+            return EXIT_USAGE
         return EXIT_OK
     kind = args.what[:-1]
     entries = state.registry.entries(kind)

@@ -22,6 +22,7 @@ SUBCOMMANDS = {
     "compare": "harness.cli.report_cmd",
     "leaderboard": "harness.cli.report_cmd",
     "judge-calibrate": "harness.cli.judge_cmd",
+    "import": "harness.cli.import_cmd",
 }
 
 USAGE = """usage: python -m harness --tasks A,B --model NAME [flags]   (see --help)
@@ -32,7 +33,8 @@ USAGE = """usage: python -m harness --tasks A,B --model NAME [flags]   (see --he
        python -m harness report RESULTS... --out DIR
        python -m harness compare BASE NEW
        python -m harness leaderboard RESULTS... --out FILE
-       python -m harness judge-calibrate --judge NAME --task TASK"""
+       python -m harness judge-calibrate --judge NAME --task TASK
+       python -m harness import NAME FILE... --out DIR"""
 
 
 def main(argv: Optional[list[str]] = None) -> int:

@@ -12,8 +12,11 @@ import json
 from pathlib import Path
 from typing import NoReturn
 
+from harness.completeness import refuse_incomplete
 from harness.errors import EXIT_OK, EXIT_REGRESSION, ConfigError
 from harness.results import atomic_write_text
+
+ALLOW_INCOMPLETE_HELP = 'also use runs whose results file says "complete": false (see docs/cli.md, exit 5)'
 
 
 class _Parser(argparse.ArgumentParser):
@@ -82,6 +85,7 @@ def _compare(argv: list[str]) -> int:
         help="compare even when task versions, frame specs, splits or judges differ",
     )
     p.add_argument("--out", default=None, help="also write the comparison to FILE (.json or .md)")
+    p.add_argument("--allow_incomplete", action="store_true", help=ALLOW_INCOMPLETE_HELP)
     args = p.parse_args(argv)
     from harness.report.compare import compare_runs, comparison_markdown
     from harness.report.loading import expand_paths, load_run, unique_labels
@@ -94,6 +98,8 @@ def _compare(argv: list[str]) -> int:
                 f"compare {which} {raw}: holds {len(files)} results files; give exactly one file"
             )
         pair.append(load_run(files[0]))
+    if not args.allow_incomplete:
+        refuse_incomplete(pair, "compare")
     unique_labels(pair)
     tasks = [t for t in args.tasks.split(",") if t]
     cmp = compare_runs(
@@ -128,11 +134,14 @@ def _leaderboard(argv: list[str]) -> int:
     p.add_argument("results", nargs="+", help="results_*.json files or folders holding them")
     p.add_argument("--out", required=True, help="FILE.md, FILE.csv or FILE.json")
     p.add_argument("--tasks", default="", help="comma-separated tasks to rank on (default: all)")
+    p.add_argument("--allow_incomplete", action="store_true", help=ALLOW_INCOMPLETE_HELP)
     args = p.parse_args(argv)
     from harness.report.leaderboard import build_leaderboard, leaderboard_markdown, render_leaderboard
     from harness.report.loading import load_runs
 
     runs = load_runs(args.results, with_samples=False)
+    if not args.allow_incomplete:
+        refuse_incomplete(runs, "leaderboard")
     board = build_leaderboard(runs, [t for t in args.tasks.split(",") if t] or None)
     out = Path(args.out)
     text = render_leaderboard(board, out)

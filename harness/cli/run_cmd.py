@@ -7,7 +7,8 @@ import os
 import sys
 from pathlib import Path
 
-from harness.errors import EXIT_OK, ConfigError
+from harness.completeness import DEFAULT_MAX_ERROR_RATE, check_max_error_rate, first_errors, is_complete
+from harness.errors import EXIT_INCOMPLETE, EXIT_OK, ConfigError
 from harness.media import ALLOW_SYMLINKS_ENV
 from harness.run_config import RunConfig, parse_frames, parse_kv
 
@@ -46,6 +47,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--gen_kwargs", default="", help="k=v,... overriding the tasks' generation kwargs")
     p.add_argument("--strict", action="store_true", help="stop at the first per-sample error")
     p.add_argument(
+        "--max_error_rate",
+        type=float,
+        default=DEFAULT_MAX_ERROR_RATE,
+        help="largest share of errored samples a task may have before the run is incomplete (exit 5); default 0",
+    )
+    p.add_argument(
         "--allow_external_symlinks",
         action="store_true",
         help="let symlinks inside a dataset root point outside it (their frames go to the model; "
@@ -71,7 +78,7 @@ def main(argv: list[str], command: str = "run") -> int:
         _print_summary(out.results)
         if out.results_path:
             print(f"results: {out.results_path}", file=sys.stderr)
-        return EXIT_OK
+        return _exit_code(out.results)
     if not args.tasks or not args.model:
         raise ConfigError("--tasks and --model are required (see `python -m harness --help`)")
     if args.allow_external_symlinks:  # read by harness.media.safe_media_path (and by torchrun's ranks)
@@ -97,6 +104,7 @@ def main(argv: list[str], command: str = "run") -> int:
         data=args.data,
         split=args.split,
         strict=args.strict,
+        max_error_rate=check_max_error_rate(args.max_error_rate),
         gen_kwargs=parse_kv(args.gen_kwargs, "--gen_kwargs"),
         progress=not args.no_progress,
     )
@@ -110,24 +118,59 @@ def main(argv: list[str], command: str = "run") -> int:
     )
     if out.results_path:
         print(f"results: {out.results_path}", file=sys.stderr)
-    return EXIT_OK
+    return _exit_code(out.results)
+
+
+def _exit_code(results: dict) -> int:
+    """EXIT_OK, or EXIT_INCOMPLETE with the reasons and the first errors on stderr."""
+    if is_complete(results):
+        return EXIT_OK
+    print('incomplete run (exit 5); the results file says "complete": false:', file=sys.stderr)
+    for reason in results.get("incomplete_reasons", []):
+        print(f"  {reason}", file=sys.stderr)
+    n_errors = sum(int(r.get("n_errors", 0)) for r in results.get("results", {}).values())
+    shown = first_errors(results)
+    if shown:
+        print(f"first {len(shown)} of {n_errors} errors:", file=sys.stderr)
+        for line in shown:
+            print(f"  {line}", file=sys.stderr)
+    return EXIT_INCOMPLETE
+
+
+def _coverage(res: dict) -> str:
+    return f"{res['coverage']:.0%} ({res['n_scored']}/{res['n_rows']})" if "coverage" in res else "-"
 
 
 def _print_summary(results: dict) -> None:
+    """The summary table; a metric over fewer rows than the split carries `*` (see the note under it)."""
     rows = [
-        "| task | metric | value | 95% CI | n | errors | invalid |",
-        "| --- | --- | --- | --- | --- | --- | --- |",
+        "| task | metric | value | 95% CI | n | coverage | errors | invalid | dropped |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
+    partial = False
     for name, res in results.get("results", {}).items():
         for mname, m in res["metrics"].items():
             ci = m.get("ci") or [None, None]
             ci_text = f"[{ci[0]:.4f}, {ci[1]:.4f}]" if None not in ci else "-"
             value = "-" if m["value"] is None else f"{m['value']:.4f}"
+            mark = "*" if m["n"] < res.get("n_rows", m["n"]) else ""
+            partial = partial or bool(mark)
             rows.append(
-                f"| {name} | {mname} | {value} | {ci_text} | {m['n']} | {res['n_errors']} | {res['n_invalid']} |"
+                f"| {name} | {mname} | {value}{mark} | {ci_text} | {m['n']} | {_coverage(res)} | {res['n_errors']} "
+                f"| {res['n_invalid']} | {res.get('n_dropped', 0)} |"
             )
     for name, g in results.get("groups", {}).items():
         for mname, m in g["metrics"].items():
             value = "-" if m["value"] is None else f"{m['value']:.4f}"
-            rows.append(f"| {name} (group) | {mname} | {value} | - | {m['n']} | - | - |")
+            mark = "*" if "n_rows" in g and m["n"] < g["n_rows"] else ""
+            partial = partial or bool(mark)
+            rows.append(
+                f"| {name} (group) | {mname} | {value}{mark} | - | {m['n']} | {_coverage(g)} "
+                f"| {g.get('n_errors', '-')} | {g.get('n_invalid', '-')} | {g.get('n_dropped', '-')} |"
+            )
     print("\n".join(rows))
+    if partial:
+        print(
+            "* over fewer rows than the split (errors, dropped rows, --limit, or not applicable): "
+            "see coverage and the results file's accounting"
+        )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 from pathlib import Path
+from typing import Optional
 
 import yaml
 
@@ -82,8 +83,14 @@ def _configs_of_file(path: Path) -> list[dict]:
     return configs
 
 
-def index_task_path(path: Path, plugin: str = "", plugin_version: str = "") -> list[Entry]:
-    """Entries for every task and group defined under `path` (a YAML file or a folder, recursively)."""
+def index_task_path(
+    path: Path, plugin: str = "", plugin_version: str = "", errors: Optional[list[str]] = None
+) -> list[Entry]:
+    """Entries for every task and group defined under `path` (a YAML file or a folder, recursively).
+
+    With `errors` (a list), a file that cannot be read or indexed is reported there (its message names the
+    file) and the folder's other files still register; without it the first bad file raises ConfigError.
+    """
     path = Path(path)
     if path.is_dir():
         files = sorted(p for p in path.rglob("*.yaml") if not p.name.startswith("_"))
@@ -93,15 +100,26 @@ def index_task_path(path: Path, plugin: str = "", plugin_version: str = "") -> l
         raise ConfigError(f"task path {path} does not exist")
     entries: list[Entry] = []
     for f in files:
-        for cfg in _configs_of_file(f):
-            if "group" in cfg and "task" in cfg and isinstance(cfg["task"], list):
-                name, is_group = cfg["group"], True
-            elif isinstance(cfg.get("task"), str):
-                name, is_group = cfg["task"], False
-            else:
-                raise ConfigError(f"{f}: expected a 'task: <name>' (or 'group: <name>' with a 'task' list)")
-            extra = {"path": str(f), "config": cfg, "group": is_group}
-            entries.append(
-                Entry("task", str(name), None, cfg.get("description", ""), plugin, plugin_version, extra)
-            )
+        try:
+            entries.extend(_entries_of_file(f, plugin, plugin_version))
+        except ConfigError as exc:
+            if errors is None:
+                raise
+            errors.append(str(exc))
+    return entries
+
+
+def _entries_of_file(f: Path, plugin: str, plugin_version: str) -> list[Entry]:
+    entries = []
+    for cfg in _configs_of_file(f):
+        if "group" in cfg and "task" in cfg and isinstance(cfg["task"], list):
+            name, is_group = cfg["group"], True
+        elif isinstance(cfg.get("task"), str):
+            name, is_group = cfg["task"], False
+        else:
+            raise ConfigError(f"{f}: expected a 'task: <name>' (or 'group: <name>' with a 'task' list)")
+        extra = {"path": str(f), "config": cfg, "group": is_group}
+        entries.append(
+            Entry("task", str(name), None, cfg.get("description", ""), plugin, plugin_version, extra)
+        )
     return entries

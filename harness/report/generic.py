@@ -51,8 +51,9 @@ def metrics_table(runs: Sequence[dict], task: str) -> Table:
     }
     table = Table(
         f"{task}: metrics",
-        names + ["samples", "errors", "invalid"],
-        note="95 % clustered bootstrap intervals in brackets; errors are left out of every metric.",
+        names + ["rows", "coverage", "samples", "errors", "invalid", "dropped"],
+        note="95 % clustered bootstrap intervals in brackets; errors are left out of every metric; "
+        "coverage = scored / rows of the split (docs/results.md).",
     )
     for r in runs:
         res = task_result(r, task)
@@ -61,9 +62,13 @@ def metrics_table(runs: Sequence[dict], task: str) -> Table:
             metric = res["metrics"].get(m) or {}
             cells.append(Cell(metric.get("value"), _ci(metric), metric.get("n"), fmt=fmts[m]))
         kinds = ", ".join(f"{k} {v}" for k, v in sorted((res.get("errors") or {}).items()))
+        dropped = ", ".join(f"{k} {v}" for k, v in sorted((res.get("dropped") or {}).items()))
+        cells.append(Cell(res.get("n_rows"), fmt="int"))
+        cells.append(Cell(res.get("coverage"), fmt="pct"))
         cells.append(Cell(res.get("n_samples"), fmt="int"))
         cells.append(Cell(res.get("n_errors"), fmt="int", note=kinds))
         cells.append(Cell(res.get("n_invalid"), fmt="int"))
+        cells.append(Cell(res.get("n_dropped"), fmt="int", note=dropped))
         table.add_row(r["_label"], cells)
     return table
 

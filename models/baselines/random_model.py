@@ -21,9 +21,18 @@ class RandomModel(Model):
     uses_hints = True
     capabilities = Capabilities(video=True, multi_video=True, images=True, max_frames=1)
 
-    def __init__(self, seed: int = 0, **model_args: Any):
-        super().__init__(seed=seed, **model_args)
+    def __init__(self, seed: int = 0, max_frames: int | str = 1, **model_args: Any):
+        """`max_frames` (default 1) is how many frames per clip the harness decodes for it: raise it to
+        make the baseline cost what a real model's input costs (the side-by-side bench uses 16)."""
+        super().__init__(seed=seed, **({"max_frames": max_frames} if str(max_frames) != "1" else {}), **model_args)
         self.seed = seed
+        try:
+            frames = int(max_frames)
+        except ValueError:
+            raise ConfigError(f"model 'random': max_frames={max_frames!r} is not a whole number") from None
+        if frames < 1:
+            raise ConfigError(f"model 'random': max_frames={frames} must be at least 1")
+        self.capabilities = Capabilities(video=True, multi_video=True, images=True, max_frames=frames)
         self._spaces: dict[str, list[str] | dict[str, list[str]]] = {}
 
     def prepare_task(self, info: TaskInfo) -> None:

@@ -12,7 +12,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from harness.requests import ImagePart, Request, TextPart, VideoPart
+from harness.requests import ImagePart, Request, TextPart, VideoPart, label_text
 
 
 def sampled_fps(timestamps: list[float], num_frames: int) -> Optional[float]:
@@ -64,12 +64,12 @@ def to_conversation(request: Request) -> tuple[list[dict[str, Any]], list[dict[s
             elif isinstance(part, VideoPart):
                 frames = _frames(part, request)
                 if part.label:
-                    content.append({"type": "text", "text": f"{part.label}: "})
+                    content.append({"type": "text", "text": label_text(part.label)})
                 content.append({"type": "video", "video": frames})
                 metadata.append(video_metadata(part, frames))
             elif isinstance(part, ImagePart):
                 if part.label:
-                    content.append({"type": "text", "text": f"{part.label}: "})
+                    content.append({"type": "text", "text": label_text(part.label)})
                 content.append({"type": "image", "image": np.asarray(part.image)})
             else:
                 raise TypeError(

@@ -250,6 +250,10 @@ class OpenAIModel(Model):
         usage["n_fallback"] = True
         return {**data, "choices": choices, "usage": usage}, retries
 
+    def close(self) -> None:
+        """Remove clips written for `video_transport=path|file_url` into a temp folder."""
+        self.video.close()
+
     def _over_budget(self) -> bool:
         with self._lock:
             return self.max_cost is not None and self.spent >= self.max_cost

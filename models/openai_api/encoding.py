@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Optional
 import numpy as np
 from PIL import Image
 
-from harness.requests import ImagePart, Request, TextPart, VideoPart
+from harness.requests import ImagePart, Request, TextPart, VideoPart, label_text
 
 if TYPE_CHECKING:
     from models.openai_api.video import VideoEncoder
@@ -67,14 +67,14 @@ def to_messages(
                         "has no decoded frames; the harness must decode it first"
                     )
                 if part.label:
-                    content.append({"type": "text", "text": f"{part.label}:"})
+                    content.append({"type": "text", "text": label_text(part.label)})
                 if video is not None and video.mode != "images":
                     content.append(video.part(part))
                 else:
                     content.extend(_image_part(frame, fmt, quality, detail) for frame in part.frames)
             elif isinstance(part, ImagePart):
                 if part.label:
-                    content.append({"type": "text", "text": f"{part.label}:"})
+                    content.append({"type": "text", "text": label_text(part.label)})
                 content.append(_image_part(part.image, fmt, quality, detail))
             else:
                 raise TypeError(

@@ -20,6 +20,7 @@ import base64
 import hashlib
 import io
 import os
+import shutil
 import tempfile
 from fractions import Fraction
 from pathlib import Path
@@ -107,6 +108,7 @@ class VideoEncoder:
         self.mode, self.codec, self.crf = mode, codec, crf
         self.transport, self.jpeg_quality = transport, jpeg_quality
         self._dir = Path(video_dir) if video_dir else None
+        self._own_dir = False  # a temp folder this encoder made (removed by close())
 
     def describe(self) -> dict[str, Any]:
         """What reaches the server (recorded in the model identity, hence in cache keys and results)."""
@@ -120,6 +122,7 @@ class VideoEncoder:
     def _file(self, data: bytes) -> Path:
         if self._dir is None:
             self._dir = Path(tempfile.mkdtemp(prefix="harness-clips-"))
+            self._own_dir = True
         self._dir.mkdir(parents=True, exist_ok=True)
         path = self._dir / f"{hashlib.sha256(data).hexdigest()[:32]}.mp4"
         if not path.exists():  # several request threads may write the same clip: unique temp names
@@ -128,6 +131,12 @@ class VideoEncoder:
                 f.write(data)
             os.replace(tmp, path)
         return path.resolve()
+
+    def close(self) -> None:
+        """Remove the temp folder of written clips, if this encoder made one (a given `video_dir` stays)."""
+        if self._own_dir and self._dir is not None:
+            shutil.rmtree(self._dir, ignore_errors=True)
+            self._dir, self._own_dir = None, False
 
     def part(self, part: VideoPart) -> dict[str, Any]:
         """The `video_url` content part for one decoded clip."""

@@ -1,7 +1,15 @@
 """CycliST's question families, tiers and answer kinds (paper Sec. 3-4, Table 14), and the release's names.
 
 The public release names its template files differently from the paper ("existential_descriptive_*",
-"counting_frequency", "counting_occurence"); `family_of` maps either spelling to the paper's twelve names.
+"counting_frequency", "counting_occurance", "counting_occurence"); `family_of` maps either spelling to the
+paper's twelve names. The family is data: every question names its template file (and the project's
+builder also writes `family`); this module is the only list of the twelve names and their Table 14 order
+(the builder's families are its template files' `family` fields).
+
+By their programs: `counting_occurance.json` holds the release's count templates (`filter_<cycle>` then
+`count`: numeric_counting, 12 x 26 = 312 questions at L1 as Table 14), `counting_occurence.json` the
+passes templates (numeric_occurrence) and `counting_frequency.json` the period templates
+(numeric_periodicity).
 """
 
 from __future__ import annotations
@@ -36,7 +44,7 @@ TIERS: dict[str, tuple[str, str]] = {
 RELEASE_NAMES = {
     "counting_frequency": "numeric_periodicity",
     "counting_periodicity": "numeric_periodicity",
-    "counting_occurance": "numeric_occurrence",
+    "counting_occurance": "numeric_counting",
     "counting_occurence": "numeric_occurrence",
     "counting_occurrence": "numeric_occurrence",
     "counting_cycles": "numeric_counting",

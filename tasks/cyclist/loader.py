@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any, Optional
 
-from harness.api import DataError
+from harness.api import DataError, DroppedRow
 from tasks.cyclist.families import (
     FAMILIES,
     TIERS,
@@ -30,6 +30,7 @@ BUILD_HINT = (
     "questions with the CycliST question generator (docs/builders/cyclist_questions.md), or point --data at "
     "the release (one folder per tier: unicycle, unicycle_cluttered, bicycle, tricycle, nightrider)"
 )
+SPLITS = ("train", "val", "test")
 _MATERIAL_ALIASES = {"mymetal": "metal", "metallic": "metal", "metal": "metal", "rubber": "rubber"}
 
 
@@ -64,12 +65,33 @@ def _video_path(root: Path, filename: str) -> str:
     return filename
 
 
+_SPLIT_WORDS = {"train": "train", "training": "train", "val": "val", "validation": "val", "test": "test"}
+
+
+def split_name(value: Any) -> Optional[str]:
+    """train | val | test from a `split` value as the release writes it: plain ("test"), or with the tier
+    and variant around it ("unicycle_test", "nightrider1_test_orbit", "bicycle-val"); None if no word of
+    it names a split."""
+    words = [w for w in str(value).lower().replace("-", "_").replace("/", "_").split("_") if w]
+    found = {_SPLIT_WORDS[w] for w in words if w in _SPLIT_WORDS}
+    return found.pop() if len(found) == 1 else None
+
+
 def _split_of(record: dict, source: Path) -> Optional[str]:
     if record.get("split"):
-        return str(record["split"]).lower()
-    for s in ("train", "val", "test"):
-        if f"_{s}" in source.stem.lower() or source.stem.lower().startswith(s):
-            return s
+        return split_name(record["split"]) or str(record["split"]).lower()
+    return split_name(source.stem)
+
+
+def _unusable(record: dict, source: Path, where: str) -> Optional[DroppedRow]:
+    """A DroppedRow when a record's split or tier is no known value (counted, never silently skipped)."""
+    split = _split_of(record, source)
+    if split is not None and split not in SPLITS:
+        return DroppedRow(
+            "bad_split", f"{where}: split {record.get('split')!r}; expected one of {', '.join(SPLITS)}"
+        )
+    if record.get("tier") and str(record["tier"]) not in TIERS:
+        return DroppedRow("bad_tier", f"{where}: tier {record['tier']!r}; expected one of {', '.join(TIERS)}")
     return None
 
 
@@ -87,18 +109,37 @@ def question_rows(root: Path, split: str, tier: Optional[str]) -> list[dict]:
         if not isinstance(questions, list):
             raise DataError(f"CycliST: {path}: expected {{'questions': [...]}} or a list of questions")
         for i, q in enumerate(questions):
+            where = f"CycliST: {path} question {i}"
+            if not isinstance(q, dict):
+                rows.append(DroppedRow("not_a_mapping", f"{where} is {type(q).__name__}, not an object"))
+                continue
+            unusable = _unusable(q, path, where)
+            if unusable is not None:
+                rows.append(unusable)
+                continue
             if _split_of(q, path) not in (split, None):
                 continue
             if tier and q.get("tier") and str(q["tier"]) != tier:
                 continue
             family = family_of(q)
             if family is None:
-                raise DataError(
-                    f"CycliST: {path} question {i}: cannot tell its family from 'family'/'template_filename' "
-                    f"({q.get('family') or q.get('template_filename')!r}); known families: {', '.join(FAMILIES)}"
+                rows.append(
+                    DroppedRow(
+                        "unknown_family",
+                        f"{where}: cannot tell its family from 'family'/'template_filename' "
+                        f"({q.get('family') or q.get('template_filename')!r}); known: {', '.join(FAMILIES)}",
+                    )
                 )
-            if "answer" not in q or "video_filename" not in q:
-                raise DataError(f"CycliST: {path} question {i}: missing 'answer' or 'video_filename'")
+                continue
+            missing = [f for f in ("question", "answer", "video_filename") if f not in q]
+            if missing:
+                rows.append(
+                    DroppedRow("missing_field", f"{where}: missing {', '.join(repr(f) for f in missing)}")
+                )
+                continue
+            if not isinstance(q["answer"], (str, int, float, bool)) or not isinstance(q["question"], str):
+                rows.append(DroppedRow("bad_value", f"{where}: 'question' must be text, 'answer' a value"))
+                continue
             target = canonical_target(q["answer"])
             row = dict(q)
             row.update(
@@ -148,23 +189,52 @@ def scene_objects(scene: dict, where: str) -> list[dict]:
     return out
 
 
-def caption_rows(root: Path, split: str, tier: Optional[str]) -> list[dict]:
-    """One row per scene of the split: its video and its objects (the captioning ground truth)."""
+def caption_rows(root: Path, split: str, tier: Optional[str]) -> list[Any]:
+    """One row per scene of the split: its video and its objects (the captioning ground truth). The
+    scene's split is read from its `split` field as the release writes it (`unicycle_test`, ...), else
+    from its file name; a scene whose split cannot be told, or that cannot be used (no video, an
+    unknown attribute), is a DroppedRow with the reason, never silently lost."""
     scenes = _scene_records(root)
     if not scenes:
         raise DataError(
             f"CycliST: no scene JSON in {root} (looked in scenes/*.json and *scenes*.json); {BUILD_HINT}"
         )
-    rows = []
+    rows: list[Any] = []
     for name, scene in scenes:
-        if str(scene.get("split", split)).lower() != split:
+        if not isinstance(scene, dict):
+            rows.append(DroppedRow("not_an_object", f"scene {name} in {root}: a scene must be a JSON object"))
+            continue
+        raw_split = scene.get("split")
+        scene_split = split_name(raw_split) if raw_split else split_name(Path(name).stem) or split
+        if scene_split is None:
+            rows.append(
+                DroppedRow(
+                    "bad_split",
+                    f"scene {name} in {root}: split {raw_split!r} names none of train/val/test",
+                )
+            )
+            continue
+        if scene.get("tier") and str(scene["tier"]) not in TIERS:
+            rows.append(
+                DroppedRow(
+                    "bad_tier",
+                    f"scene {name} in {root}: tier {scene['tier']!r}; expected one of {', '.join(TIERS)}",
+                )
+            )
+            continue
+        if scene_split != split:
             continue
         if tier and scene.get("tier") and str(scene["tier"]) != tier:
             continue
         video = scene.get("video_file") or scene.get("video_filename")
         if not video:
-            raise DataError(f"CycliST: scene {name} in {root}: missing 'video_file'")
-        objects = scene_objects(scene, f"scene {name}")
+            rows.append(DroppedRow("missing_field", f"scene {name} in {root}: missing 'video_file'"))
+            continue
+        try:
+            objects = scene_objects(scene, f"scene {name}")
+        except (DataError, TypeError, AttributeError) as exc:  # e.g. objects not a list
+            rows.append(DroppedRow("bad_scene", str(exc)))
+            continue
         rows.append(
             {
                 "id": Path(str(video)).stem,
@@ -180,7 +250,7 @@ def caption_rows(root: Path, split: str, tier: Optional[str]) -> list[dict]:
     return rows
 
 
-def load(root: Optional[Path], split: str, options: dict) -> list[dict]:
+def load(root: Optional[Path], split: str, options: dict) -> list[Any]:
     """Loader hook: options `kind` (vqa | caption), `tier` (L1..L5), `family` (one of the twelve or null)."""
     if root is None:
         raise DataError(f"CycliST: no dataset folder; pass --data DIR. {BUILD_HINT}")
@@ -193,4 +263,4 @@ def load(root: Optional[Path], split: str, options: dict) -> list[dict]:
     if family is not None and family not in FAMILIES:
         raise DataError(f"CycliST: dataset.options.family {family!r} is not one of {', '.join(FAMILIES)}")
     rows = question_rows(Path(root), split, tier)
-    return [r for r in rows if family is None or r["family"] == family]
+    return [r for r in rows if family is None or isinstance(r, DroppedRow) or r["family"] == family]

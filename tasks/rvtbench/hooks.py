@@ -38,9 +38,9 @@ def raster(boxes: list[list[list[float]]], height: int, width: int) -> np.ndarra
     """(T, H, W) bool: the union of each frame's boxes, pixel-rounded."""
     out = np.zeros((len(boxes), height, width), dtype=bool)
     for t, per in enumerate(boxes):
-        for x, y, w, h in per:
-            x0, y0 = max(int(round(x)), 0), max(int(round(y)), 0)
-            x1, y1 = min(int(round(x + w)), width), min(int(round(y + h)), height)
+        for x, y, w, h in per:  # clipped to the frame first, so a huge (finite) number cannot overflow
+            x0, x1 = (int(round(min(max(v, 0.0), width))) for v in (x, x + w))
+            y0, y1 = (int(round(min(max(v, 0.0), height))) for v in (y, y + h))
             out[t, y0:y1, x0:x1] = True
     return out
 
@@ -57,10 +57,18 @@ def parse(response: Response, doc: dict) -> Parsed:
             masks = [masks.get(str(t)) for t in target["frames"]]
         if not isinstance(masks, list) or len(masks) != len(target["frames"]):
             return Parsed(answer=None, valid=False, note="structured masks must give one RLE per frame")
+        given = [m for m in masks if m is not None]
         try:
-            decode_rle([m for m in masks if m is not None]) if any(m is not None for m in masks) else None
-        except ValueError as err:
+            decoded = decode_rle(given) if given else None
+        except (ValueError, TypeError, OverflowError) as err:
             return Parsed(answer=None, valid=False, note=f"bad RLE: {err}")
+        size = _size(doc, target)
+        if decoded is not None and tuple(decoded.shape[1:]) != size:
+            return Parsed(
+                answer=None,
+                valid=False,
+                note=f"masks are {decoded.shape[2]}x{decoded.shape[1]}, the video is {size[1]}x{size[0]}",
+            )
         return Parsed(answer=masks)
     if task_type == "grounding":
         h, w = _size(doc, target)

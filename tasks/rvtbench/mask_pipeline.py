@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from harness.api import DataError, Parsed, Response, Segment, VideoRef, registry, safe_media_path
+from harness.api import DataError, DroppedRow, Parsed, Response, Segment, VideoRef, registry, safe_media_path
 from metrics import encode_rle
 
 from .boxes import BoxFormatError, parse_text_boxes, structured_boxes
@@ -132,7 +132,11 @@ def load(root: Path, split: str, options: dict) -> list[dict]:
     """Loader of `rvtbench_seg_boxes`: segmentation rows, each carrying the pipeline and the dataset folder."""
     pipeline = configured_pipeline(options)
     rows = load_samples(root, split, options)
-    return [{**r, "mask_pipeline": pipeline, "data_root": str(Path(root).resolve())} for r in rows]
+    data_root = str(Path(root).resolve())
+    return [
+        r if isinstance(r, DroppedRow) else {**r, "mask_pipeline": pipeline, "data_root": data_root}
+        for r in rows
+    ]
 
 
 def parse(response: Response, doc: dict) -> Parsed:

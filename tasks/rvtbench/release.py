@@ -23,6 +23,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from harness.api import DataError, DroppedRow, read_jsonl_rows
+
 TASK_TYPES = ("segmentation", "grounding", "vqa", "summary")
 CATEGORIES = ("semantic", "spatial", "temporal")
 FIELD_ALIASES = {
@@ -47,10 +49,24 @@ def load_samples(root: Path, split: str, options: dict) -> list[dict]:
             raise ValueError(
                 f"rvtbench: {path} is missing; rebuild with `python -m harness build rvtbench ...`"
             )
-        rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        rows = [_checked_build_row(r, path, k) for k, r in enumerate(read_jsonl_rows(path, "rvtbench"))]
     else:
         rows = load_release(root)
-    return [r for r in rows if task_type is None or r["task_type"] == task_type]
+    return [r for r in rows if isinstance(r, DroppedRow) or task_type is None or r["task_type"] == task_type]
+
+
+def _checked_build_row(row: Any, path: Path, k: int) -> Any:
+    """A builder row as it is, or a DroppedRow (counted in results) when it cannot be a sample."""
+    if isinstance(row, DroppedRow):
+        return row
+    if not isinstance(row, dict):
+        return DroppedRow("not_a_mapping", f"rvtbench: {path} row {k} is {type(row).__name__}, not an object")
+    missing = [f for f in ("id", "video", "task_type", "answer") if f not in row]
+    if missing:
+        return DroppedRow("missing_field", f"rvtbench: {path} row {k} has no {', '.join(missing)}")
+    if row["task_type"] not in TASK_TYPES:
+        return DroppedRow("bad_value", f"rvtbench: {path} row {k}: task type {row['task_type']!r}")
+    return row
 
 
 def _field(rec: dict, name: str, where: str) -> Any:
@@ -108,30 +124,41 @@ def load_release(root: Path) -> list[dict]:
         )
     rows = []
     for path in files:
-        data = json.loads(path.read_text())
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as err:
+            raise DataError(f"rvtbench: {path} is not valid JSON (line {err.lineno}: {err.msg})") from None
         records = data.get("data", []) if isinstance(data, dict) else data
         for k, rec in enumerate(records):
             where = f"{path.relative_to(root)}[{k}]"
-            task_type = str(_field(rec, "task_type", where)).lower()
-            task_type = {"seg": "segmentation", "qa": "vqa"}.get(task_type, task_type)
-            if task_type not in TASK_TYPES:
-                raise ValueError(f"{where}: task type {task_type!r}; expected one of {', '.join(TASK_TYPES)}")
-            video = str(_field(rec, "video", where))
-            if base != root and not (root / video).exists() and (base / video).exists():
-                video = str(Path("rvtbench") / video)
-            cats = _categories(_field(rec, "categories", where), where)
-            rows.append(
-                {
-                    "id": str(rec.get("id", f"{path.stem}_{k}")),
-                    "video": video,
-                    "task_type": task_type,
-                    "query": str(_field(rec, "query", where)),
-                    "categories": cats,
-                    "category": "+".join(cats),
-                    "level": _level(_field(rec, "level", where), where),
-                    "answer": _target(task_type, _field(rec, "answer", where), where),
-                    "width": rec.get("width"),
-                    "height": rec.get("height"),
-                }
-            )
+            try:
+                rows.append(_release_row(rec, root, base, path, k, where))
+            except (ValueError, TypeError, KeyError, AttributeError) as err:  # one bad record is counted
+                rows.append(DroppedRow("malformed_row", f"rvtbench: {where}: {err}"))
     return rows
+
+
+def _release_row(rec: Any, root: Path, base: Path, path: Path, k: int, where: str) -> dict:
+    """One normalised release record; ValueError (naming `where`) when it cannot be a sample."""
+    if not isinstance(rec, dict):
+        raise ValueError(f"{where}: a record must be a JSON object, got {type(rec).__name__}")
+    task_type = str(_field(rec, "task_type", where)).lower()
+    task_type = {"seg": "segmentation", "qa": "vqa"}.get(task_type, task_type)
+    if task_type not in TASK_TYPES:
+        raise ValueError(f"{where}: task type {task_type!r}; expected one of {', '.join(TASK_TYPES)}")
+    video = str(_field(rec, "video", where))
+    if base != root and not (root / video).exists() and (base / video).exists():
+        video = str(Path("rvtbench") / video)
+    cats = _categories(_field(rec, "categories", where), where)
+    return {
+        "id": str(rec.get("id", f"{path.stem}_{k}")),
+        "video": video,
+        "task_type": task_type,
+        "query": str(_field(rec, "query", where)),
+        "categories": cats,
+        "category": "+".join(cats),
+        "level": _level(_field(rec, "level", where), where),
+        "answer": _target(task_type, _field(rec, "answer", where), where),
+        "width": rec.get("width"),
+        "height": rec.get("height"),
+    }

@@ -5,7 +5,10 @@ headline, and invalid as wrong); per-video joint accuracy (>=1, >=2, 3/3 and the
 videos whose three dimensions all have a valid answer, as the public analysis); chance levels (binomial,
 p = 0.25); error sources (which distractor kind or, in Mixed, which dimension was chosen when wrong);
 plus the reordering and pass@k analyses when the task runs them (tasks/tempcloze/sensitivity.py) and the
-visible-span table (accuracy per K context frames, per dimension, with the frames each clip really got).
+visible-span table (accuracy per K context frames, per dimension, with the frames each clip really got)
+and, when items carry their dataset source, the per-source table of Appendix E (per-dimension and mean
+accuracy, joint >=1/>=2/3/3 and pairs per source). A record whose dimension is written "C" (the public
+code's key for Progression) counts as "P" everywhere.
 Samples with a harness error (e.g. a missing video) are counted under "errors" and left out of every rate.
 """
 
@@ -17,7 +20,7 @@ from math import comb
 from typing import Any, Optional
 
 from harness.api import Task
-from tasks.tempcloze.protocol import DIMENSION_NAMES, DIMENSIONS, DISTRACTORS, kind_of
+from tasks.tempcloze.protocol import DIMENSION_NAMES, DIMENSIONS, DISTRACTORS, canonical_dimension, kind_of
 from tasks.tempcloze.sensitivity import pass_at_k_table, reordering_table
 from tasks.tempcloze.span import FULL
 
@@ -173,8 +176,69 @@ def visible_span_table(records: list[dict]) -> dict[str, Any]:
     return {"note": SPAN_NOTE, "conditions": conditions, "by_condition": table}
 
 
+def canonical_records(records: list[dict]) -> list[dict]:
+    """Records whose doc dimension is the plugin's key ('C' read as 'P'); others are returned as they are."""
+    out = []
+    for r in records:
+        doc = r.get("doc") or {}
+        dim = canonical_dimension(doc.get("dimension"))
+        out.append(r if dim == doc.get("dimension") else {**r, "doc": {**doc, "dimension": dim}})
+    return out
+
+
+def dimension_cells(records: list[dict]) -> dict[str, Any]:
+    """Per-dimension accuracy cells, micro overall and the mean over the dimensions present."""
+    per_dim = {d: [r for r in records if (r.get("doc") or {}).get("dimension") == d] for d in DIMENSIONS}
+    present = [d for d in DIMENSIONS if per_dim[d]]
+    cells = {d: {"name": DIMENSION_NAMES[d], **accuracy_cell(per_dim[d])} for d in present}
+    means = {}
+    for key in ("accuracy", "accuracy_strict"):
+        vals = [cells[d][key] for d in present if cells[d][key] is not None]
+        means[key] = round(sum(vals) / len(vals), 10) if vals else None
+    return {
+        "per_dimension": cells,
+        "overall": accuracy_cell([r for d in present for r in per_dim[d]]),
+        "mean_over_dimensions": {**means, "n_dimensions": len(present)},
+    }
+
+
+ATTEMPTS_NOTE = (
+    "replies read per request, the first parsable counts: 1 = one request (the harness's default), "
+    "3 = the public evaluation's retry protocol (option `attempts`, e.g. task tempcloze_all_retry3)"
+)
+
+SOURCE_NOTE = (
+    "per dataset source (the paper's Appendix E): accuracy per dimension and their mean, and joint "
+    "per-video accuracy over the source's videos whose S, A and P answers are all valid"
+)
+
+
+def source_table(records: list[dict]) -> dict[str, Any]:
+    """Appendix E: per source, the dimension accuracies, their mean and the joint table (base order,
+    full span)."""
+    by_source: dict[str, list[dict]] = defaultdict(list)
+    for r in records:
+        src = (r.get("doc") or {}).get("source")
+        if src is not None and (r.get("doc") or {}).get("dimension") in DIMENSIONS:
+            by_source[str(src)].append(r)
+    out: dict[str, Any] = {}
+    for src in sorted(by_source):
+        rows = by_source[src]
+        out[src] = {**dimension_cells(rows), "joint": joint_table(_base_span(rows))}
+    return {"note": SOURCE_NOTE, "sources": sorted(by_source), "by_source": out}
+
+
+def _base_span(records: list[dict]) -> list[dict]:
+    spans = sorted({str((r.get("doc") or {}).get("span", FULL)) for r in records}, key=_span_order)
+    if not spans:
+        return []
+    base = FULL if FULL in spans else spans[0]
+    return [r for r in records if str((r.get("doc") or {}).get("span", FULL)) == base]
+
+
 def aggregate(records: list[dict], task: Task) -> dict[str, Any]:
     """The aggregate hook (tables for results.json)."""
+    records = canonical_records(records)
     via = Counter((_parsed(r).get("extra") or {}).get("via") for r in records if is_valid(r))
     tables: dict[str, Any] = {
         "headline": {"metric": "accuracy", "note": HEADLINE_NOTE},
@@ -199,28 +263,32 @@ def aggregate(records: list[dict], task: Task) -> dict[str, Any]:
     }
     present = [d for d in DIMENSIONS if per_dim[d]]
     if present:
-        cells = {d: {"name": DIMENSION_NAMES[d], **accuracy_cell(per_dim[d])} for d in present}
-        tables["per_dimension"] = cells
         dim_records = [r for d in present for r in per_dim[d]]
-        tables["overall"] = accuracy_cell(dim_records)
-        means = {}
-        for key in ("accuracy", "accuracy_strict"):
-            vals = [cells[d][key] for d in present if cells[d][key] is not None]
-            means[key] = round(sum(vals) / len(vals), 10) if vals else None
-        tables["mean_over_dimensions"] = {**means, "n_dimensions": len(present)}
+        tables.update(dimension_cells(dim_records))
         tables["error_sources"] = {
             d: error_sources(per_dim[d], "chosen_kind", [kind_of(c) for c in DISTRACTORS[d]]) for d in present
         }
         if len(present) == len(DIMENSIONS):
-            spans = sorted({str(d.get("span", FULL)) for d in docs}, key=_span_order)
-            base = FULL if FULL in spans else spans[0]
-            tables["joint"] = joint_table(
-                [r for r in dim_records if str((r.get("doc") or {}).get("span", FULL)) == base]
-            )
+            tables["joint"] = joint_table(_base_span(dim_records))
+        if any(d.get("source") is not None for d in docs):
+            tables["by_source"] = source_table(dim_records)
     if len({int(d.get("rotation", 0)) for d in docs}) > 1:
         tables["reordering"] = reordering_table(records)
     if any(d.get("context_frames") is not None for d in docs):
         tables["visible_span"] = visible_span_table(records)
     if any(int(d.get("n_samples", 1)) > 1 for d in docs):
         tables["pass_at_k"] = pass_at_k_table(records)
+    tables["frames_per_clip"] = getattr(task.config.frames, "count", None) if task is not None else None
+    attempts = sorted({int(d.get("attempts", 1)) for d in docs})
+    tables["protocol"] = {
+        "attempts": attempts[-1] if attempts else 1,
+        "note": ATTEMPTS_NOTE,
+        "answered_at_attempt": dict(
+            sorted(
+                Counter(
+                    str((_parsed(r).get("extra") or {}).get("attempt", 1)) for r in records if is_valid(r)
+                ).items()
+            )
+        ),
+    }
     return tables

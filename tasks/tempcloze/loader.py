@@ -1,8 +1,11 @@
 """Load TempCloze items as docs: one per (video, dimension[, rotation][, visible span]) or one per Mixed video.
 
 Reads the release layout as it is (`choices/{stem}/before.mp4, GT.mp4, after.mp4, S/, A/, C/` with
-`mixed_ids.json`, `subset_ids.json` and an optional `fixed_permutations.json`) and the builder's virtual
-form (`choices/{stem}/clips.json`: every clip as frame segments of one source video). Each doc carries
+`mixed/mixed_ids.json`, `subset/subset_ids.json` and `subset/fixed_permutations.json`, each also found at
+the dataset root, where the builder writes them) and the builder's virtual form
+(`choices/{stem}/clips.json`: every clip as frame segments of one source video). An item's dataset
+source (Appendix E's per-source tables) is its clips.json `source_dataset`, else the optional
+`sources.json` at the root (`{stem: source}`); the Progression key may be written `P` or `C`. Each doc carries
 everything its request needs (clip paths or segments, the presented candidate order, the answer letter),
 so requests, scores and tables are computed from the doc alone.
 """
@@ -13,7 +16,7 @@ import json
 from pathlib import Path
 from typing import Any, Optional
 
-from harness.api import DataError
+from harness.api import DataError, DroppedRow
 from tasks.tempcloze.protocol import (
     AFTER,
     BEFORE,
@@ -23,6 +26,7 @@ from tasks.tempcloze.protocol import (
     DISTRACTORS,
     GT,
     PUBLIC_KEY,
+    canonical_dimension,
     kind_of,
     letter_map,
     rotate,
@@ -36,6 +40,9 @@ CLIPS_FORMAT = "tempcloze-clips"
 MIXED_FILE = "mixed_ids.json"
 HARD_FILE = "subset_ids.json"
 FIXED_FILE = "fixed_permutations.json"
+SOURCES_FILE = "sources.json"
+# Where the release keeps each subset file (the builder writes them at the root): searched in this order.
+SUBSET_DIRS = {MIXED_FILE: ("", "mixed"), HARD_FILE: ("", "subset"), FIXED_FILE: ("", "subset")}
 BUILD_HINT = "build one with `python -m harness build tempcloze --videos VIDEOS --out DIR`"
 
 DEFAULT_OPTIONS: dict[str, Any] = {
@@ -46,6 +53,7 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "rotations": [0],
     "context": "both",  # both | beginning | end
     "samples": 1,  # answers per request (test-time scaling)
+    "attempts": 1,  # replies read per request, the first parsable counts (the public 3-retry protocol: 3)
     "media": "auto",  # auto | files | virtual
     "context_frames": [None],  # visible span: K context frames shown (None: all), one doc per value
 }
@@ -67,6 +75,7 @@ def _options(options: dict) -> dict[str, Any]:
     for key, allowed in checks.items():
         if opts[key] not in allowed:
             raise DataError(f"tempcloze loader: option '{key}' is {opts[key]!r}; expected one of {allowed}")
+    opts["dimensions"] = [canonical_dimension(d) for d in opts["dimensions"]]
     bad = [d for d in opts["dimensions"] if d not in DIMENSIONS]
     if bad:
         raise DataError(f"tempcloze loader: option 'dimensions' has {bad}; expected a subset of {DIMENSIONS}")
@@ -82,6 +91,13 @@ def _options(options: dict) -> dict[str, Any]:
     opts["context_frames"] = spans
     if int(opts["samples"]) < 1:
         raise DataError(f"tempcloze loader: option 'samples' must be at least 1, got {opts['samples']}")
+    if int(opts["attempts"]) < 1:
+        raise DataError(f"tempcloze loader: option 'attempts' must be at least 1, got {opts['attempts']}")
+    if int(opts["attempts"]) > 1 and int(opts["samples"]) > 1:
+        raise DataError(
+            "tempcloze loader: options 'attempts' and 'samples' are both above 1; retries (attempts) and "
+            "test-time scaling (samples) are separate protocols: set one of them"
+        )
     return opts
 
 
@@ -108,6 +124,10 @@ class Item:
         else:
             raise DataError(f"tempcloze: {folder} holds neither GT.mp4 nor {CLIPS_JSON}")
         self.doc: Optional[dict] = None
+        self.source: Optional[str] = None
+        if self.mode == "files" and has_virtual:  # a builder-made file item: clips.json records its source
+            meta = _read_json(folder / CLIPS_JSON, "clips file")
+            self.source = meta.get("source_dataset") if isinstance(meta, dict) else None
         if self.mode == "virtual":
             doc = _read_json(folder / CLIPS_JSON, "clips file")
             if not isinstance(doc, dict) or doc.get("format") != CLIPS_FORMAT:
@@ -118,6 +138,7 @@ class Item:
                         f"tempcloze: {folder / CLIPS_JSON}: field '{key}' is missing; rebuild the item"
                     )
             self.doc = doc
+            self.source = doc.get("source_dataset")
 
     def clip(self, name: str) -> dict[str, Any]:
         """A JSON-able clip reference: {"path": relative to the root, "segments": list or None}."""
@@ -149,14 +170,35 @@ def list_stems(root: Path) -> list[str]:
     )
 
 
+def subset_file(root: Path, name: str) -> Path:
+    """Where a subset file lies: the dataset root (builder) or the release's folder (`subset/`, `mixed/`);
+    the first candidate when none exists (so an error names where it was looked for first)."""
+    candidates = [root / sub / name if sub else root / name for sub in SUBSET_DIRS[name]]
+    return next((p for p in candidates if p.exists()), candidates[0])
+
+
+def _missing(root: Path, name: str) -> str:
+    return " or ".join(str(root / sub / name if sub else root / name) for sub in SUBSET_DIRS[name])
+
+
+def _sources(root: Path) -> dict[str, str]:
+    path = root / SOURCES_FILE
+    if not path.exists():
+        return {}
+    data = _read_json(path, "sources file")
+    if not isinstance(data, dict):
+        raise DataError(f"tempcloze: {path} must map each stem to its dataset source name")
+    return {str(k): str(v) for k, v in data.items()}
+
+
 def _fixed_orders(root: Path) -> Optional[dict]:
-    for path in (root / FIXED_FILE, root / "subset" / FIXED_FILE):
-        if path.exists():
-            data = _read_json(path, "fixed permutations file")
-            if not isinstance(data, dict):
-                raise DataError(f"tempcloze: {path} must map 'stem|dim' to a list of [clip, is_gt] pairs")
-            return data
-    return None
+    path = subset_file(root, FIXED_FILE)
+    if not path.exists():
+        return None
+    data = _read_json(path, "fixed permutations file")
+    if not isinstance(data, dict):
+        raise DataError(f"tempcloze: {path} must map 'stem|dim' to a list of [clip, is_gt] pairs")
+    return data
 
 
 def _fixed_order(fixed: dict, stem: str, dim: str) -> Optional[list[str]]:
@@ -167,10 +209,10 @@ def _fixed_order(fixed: dict, stem: str, dim: str) -> Optional[list[str]]:
 
 
 def _hard_units(root: Path, dims: list[str]) -> list[tuple[str, str]]:
-    path = root / HARD_FILE
+    path = subset_file(root, HARD_FILE)
     if not path.exists():
         raise DataError(
-            f"tempcloze: {path} not found; TempCloze-Hard needs it (the release's list of stems, or build it with "
+            f"tempcloze: {_missing(root, HARD_FILE)} not found; TempCloze-Hard needs it (the release's list of stems, or build it with "
             "`python -m harness build tempcloze-hard --results RESULTS... --out DIR/subset_ids.json`)"
         )
     data = _read_json(path, "Hard subset file")
@@ -180,9 +222,13 @@ def _hard_units(root: Path, dims: list[str]) -> list[tuple[str, str]]:
     for i, entry in enumerate(data):
         if isinstance(entry, str):
             units.extend((entry, d) for d in dims)
-        elif isinstance(entry, dict) and "stem" in entry and entry.get("dimension") in DIMENSIONS:
-            if entry["dimension"] in dims:
-                units.append((str(entry["stem"]), entry["dimension"]))
+        elif (
+            isinstance(entry, dict)
+            and "stem" in entry
+            and canonical_dimension(entry.get("dimension")) in DIMENSIONS
+        ):
+            if canonical_dimension(entry["dimension"]) in dims:
+                units.append((str(entry["stem"]), canonical_dimension(entry["dimension"])))
         else:
             raise DataError(
                 f"tempcloze: {path} entry {i} is {entry!r}; expected a stem or {{stem, dimension}}"
@@ -191,12 +237,15 @@ def _hard_units(root: Path, dims: list[str]) -> list[tuple[str, str]]:
 
 
 def _base_doc(item: Item, stem: str, opts: dict) -> dict[str, Any]:
+    source = item.source or opts.get("_sources", {}).get(stem)
     return {
         "stem": stem,
         "video": stem,
+        **({"source": source} if source else {}),
         "mode": item.mode,
         "context": opts["context"],
         "n_samples": int(opts["samples"]),
+        "attempts": int(opts["attempts"]),
         "context_frames": opts["context_frames"][0],
         "span": span_name(opts["context_frames"][0]),
     }
@@ -256,22 +305,29 @@ def dimension_docs(root: Path, opts: dict, units: list[tuple[str, str]], fixed: 
 
 def mixed_docs(root: Path, opts: dict) -> list[dict]:
     """TempCloze-Mixed: per listed video, GT plus one distractor of each dimension, seeded "seed:stem"."""
-    path = root / MIXED_FILE
+    path = subset_file(root, MIXED_FILE)
     if not path.exists():
-        raise DataError(f"tempcloze: {path} not found; TempCloze-Mixed needs it ({BUILD_HINT})")
+        raise DataError(
+            f"tempcloze: {_missing(root, MIXED_FILE)} not found; TempCloze-Mixed needs it ({BUILD_HINT})"
+        )
     rows = _read_json(path, "Mixed subset file")
     if not isinstance(rows, list):
         raise DataError(f"tempcloze: {path} must be a JSON list of {{stem, S, A, P}} rows")
     docs = []
     for i, row in enumerate(rows):
-        if not isinstance(row, dict) or "stem" not in row:
-            raise DataError(f"tempcloze: {path} row {i} is {row!r}; expected {{stem, S, A, P}}")
-        picks = {}
-        for dim in DIMENSIONS:
-            value = row.get(dim) or row.get(PUBLIC_KEY[dim])
-            if not value:
-                raise DataError(f"tempcloze: {path} row {i} has no '{dim}' distractor: {row!r}")
-            picks[dim] = str(value).removesuffix(".mp4")
+        if not isinstance(row, dict) or "stem" not in row:  # counted in the results, the run goes on
+            docs.append(
+                DroppedRow(
+                    "malformed_row", f"tempcloze: {path} row {i} is {row!r:.80}; expected {{stem, S, A, P}}"
+                )
+            )
+            continue
+        picks = {dim: row.get(dim) or row.get(PUBLIC_KEY[dim]) for dim in DIMENSIONS}
+        lacking = [dim for dim, value in picks.items() if not value]
+        if lacking:
+            docs.append(DroppedRow("missing_field", f"tempcloze: {path} row {i} has no {lacking} distractor"))
+            continue
+        picks = {dim: str(value).removesuffix(".mp4") for dim, value in picks.items()}
         stem = str(row["stem"])
         item = Item(root, stem, opts["media"])
         candidates = [GT, picks["S"], picks["A"], picks["P"]]
@@ -302,6 +358,7 @@ def load(root: Optional[Path], split: str, options: dict) -> list[dict]:
                 f"{sub} (`python -m harness build tempcloze --videos VIDEOS --out {sub}`)"
             )
         root = sub
+    opts["_sources"] = _sources(root)
     if opts["subset"] == "mixed":
         if len(opts["context_frames"]) > 1:
             raise DataError(
@@ -317,5 +374,5 @@ def load(root: Optional[Path], split: str, options: dict) -> list[dict]:
     use_fixed = opts["order"] == "fixed" or (opts["order"] == "auto" and opts["subset"] == "hard")
     fixed = _fixed_orders(root) if use_fixed else None
     if opts["order"] == "fixed" and fixed is None:
-        raise DataError(f"tempcloze: option order 'fixed' needs {root / FIXED_FILE} (or subset/{FIXED_FILE})")
+        raise DataError(f"tempcloze: option order 'fixed' needs {_missing(root, FIXED_FILE)}")
     return dimension_docs(root, opts, units, fixed)

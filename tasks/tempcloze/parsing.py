@@ -4,6 +4,11 @@ Tried in order (the public evaluation's two JSON paths come first, so every answ
 same way): a fenced code block, the whole reply, the span from the first "{" to the last "}"; then, as this
 harness's extension, a bare letter ("B", "(B)", "Answer: B"). `Parsed.extra["via"]` records which path
 matched, so results can show how many answers only the extension accepted.
+
+With the `attempts` option K > 1 (the public evaluation's retry protocol: up to 3 tries of the same
+request, the first reply it can parse counts) the request asks for K replies and the first parsable one
+is the answer; `extra["attempt"]` says which (1-based), and an answer is invalid only when none of the K
+replies parses.
 """
 
 from __future__ import annotations
@@ -77,14 +82,37 @@ def _choice(doc: dict, letter: Optional[str]) -> dict[str, Any]:
     return {"chosen": clip, "chosen_kind": kind_of(clip), "chosen_dimension": dimension_of(clip)}
 
 
-def parse(response: Response, doc: dict) -> Parsed:
-    """The parse hook: the first (or only) answer; with several samples, every sample's letter too."""
-    letters = LETTERS[: len(doc["options"])]
-    letter, reason, via = parse_letter(response.text, letters)
-    extra: dict[str, Any] = {"via": via if letter else None, "reason": reason, **_choice(doc, letter)}
+def _replies(response: Response) -> Optional[list]:
     samples = (response.structured or {}).get("samples") if isinstance(response.structured, dict) else None
+    return samples if isinstance(samples, list) and samples else None
+
+
+def _first_parsable(response: Response, doc: dict, letters: tuple[str, ...]) -> tuple:
+    """(letter, reason, via, attempt) over the first `attempts` replies (attempt 0: none parsed)."""
+    texts = (_replies(response) or [response.text])[: int(doc.get("attempts", 1))]
+    via = "empty reply"
+    for i, text in enumerate(texts):
+        letter, reason, via = parse_letter(str(text or ""), letters)
+        if letter:
+            return letter, reason, via, i + 1
+    return None, "", f"{via} (in {len(texts)} of {int(doc.get('attempts', 1))} attempts)", 0
+
+
+def parse(response: Response, doc: dict) -> Parsed:
+    """The parse hook: the first (or only) answer; with several samples, every sample's letter too; with
+    several attempts, the first parsable reply."""
+    letters = LETTERS[: len(doc["options"])]
+    if int(doc.get("attempts", 1)) > 1:
+        letter, reason, via, attempt = _first_parsable(response, doc, letters)
+    else:
+        letter, reason, via = parse_letter(response.text, letters)
+        attempt = None
+    extra: dict[str, Any] = {"via": via if letter else None, "reason": reason, **_choice(doc, letter)}
+    if attempt is not None:
+        extra["attempt"] = attempt
+    samples = _replies(response)
     if int(doc.get("n_samples", 1)) > 1:
-        texts = samples if isinstance(samples, list) and samples else [response.text]
+        texts = samples or [response.text]
         extra["samples"] = [parse_letter(str(t), letters)[0] for t in texts]
     if letter is None:
         return Parsed(answer=None, valid=False, note=via, extra=extra)

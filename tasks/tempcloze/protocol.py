@@ -29,6 +29,12 @@ NUM_FRAMES = 16
 MAX_HEIGHT = 360
 
 
+def canonical_dimension(key: object) -> object:
+    """The plugin's dimension key for a key as written anywhere (the public code's 'C' is 'P'); other
+    values (e.g. 'mixed', None) are returned unchanged."""
+    return "P" if key == "C" else key
+
+
 def kind_of(clip: str) -> str:
     """The distractor kind of a clip name: 'S/Rand2' -> 'Rand2', 'GT' -> 'GT' (the public option_map value)."""
     return clip.rsplit("/", 1)[-1]

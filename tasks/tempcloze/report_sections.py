@@ -1,6 +1,6 @@
 """TempCloze report sections: per-dimension accuracy, joint per-video accuracy, error sources (per
-dimension and, for Mixed, across dimensions), candidate reordering, visible span and pass@k, models as
-rows, with bars.
+dimension and, for Mixed, across dimensions), candidate reordering, visible span, pass@k and the
+per-source table (Appendix E), models as rows, with bars.
 
 Everything is read from the tables the task's aggregate hook writes (tasks/tempcloze/aggregate.py);
 chance levels are the hook's (uniform guess over four candidates) and CIs come from the samples files.
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Optional
 
-from harness.report import Cell, Figure, ReportSection, Table, ci_from_samples, field_equals, plots
+from harness.report import Cell, Figure, ReportSection, Table, ci_from_samples, plots
 
 DIMS = (("S", "Semantic"), ("A", "Alignment"), ("P", "Progression"))
 JOINT = (
@@ -41,6 +41,12 @@ def tempcloze_tasks(runs: Sequence[dict]) -> list[str]:
     )
 
 
+def _dimension_is(dim: str):
+    """A samples predicate: the record's dimension is `dim` (the public key 'C' counts as 'P')."""
+    keys = {dim, "C"} if dim == "P" else {dim}
+    return lambda r: str((r.get("doc") or {}).get("dimension")) in keys
+
+
 def _chance(tables: dict, key: str = "accuracy") -> Optional[float]:
     return (tables.get("chance") or {}).get(key)
 
@@ -61,7 +67,7 @@ def dimension_table(runs: Sequence[dict], task: str) -> Table:
         cells = []
         for d, _ in DIMS:
             c = per.get(d)
-            ci = ci_from_samples(r, task, "accuracy", field_equals("dimension", d)) if c else None
+            ci = ci_from_samples(r, task, "accuracy", _dimension_is(d)) if c else None
             cells.append(
                 Cell(c.get("accuracy") if c else None, ci, c.get("n_valid") if c else None, chance=chance)
             )
@@ -90,20 +96,21 @@ def joint_table(runs: Sequence[dict], task: str) -> Table:
     )
     for r in runs:
         tb = _tables(r, task)
-        joint = tb.get("joint") or {}
-        table.add_row(
-            r["_label"],
-            [
-                Cell(
-                    (joint.get(key) or {}).get("value"),
-                    None,
-                    (joint.get(key) or {}).get("n"),
-                    chance=_chance(tb, chance_key),
-                )
-                for key, _, chance_key in JOINT
-            ],
-        )
+        table.add_row(r["_label"], _joint_cells(tb.get("joint") or {}, tb))
     return table
+
+
+def _joint_cells(joint: dict, tb: dict) -> list[Cell]:
+    """The >=1, >=2, 3/3 and pair cells of a joint table, each with its n and chance level."""
+    return [
+        Cell(
+            (joint.get(key) or {}).get("value"),
+            None,
+            (joint.get(key) or {}).get("n"),
+            chance=_chance(tb, chance_key),
+        )
+        for key, _, chance_key in JOINT
+    ]
 
 
 def _kinds(runs: Sequence[dict], task: str, dim: str) -> list[str]:
@@ -176,11 +183,12 @@ def reordering_table(runs: Sequence[dict], task: str) -> Table:
         for o in (_tables(r, task).get("reordering") or {}).get("orders") or []:
             if o not in orders:
                 orders.append(o)
-    cols = [f"acc {o}" for o in orders] + ["mean", "std", "CFR", "FR"]
+    cols = [f"acc {o}" for o in orders] + ["mean", "range", "std", "CFR", "FR"]
     table = Table(
         f"{task}: candidate reordering (%)",
         cols,
-        note="rK: base order shifted by K; CFR: clip flip rate, FR: correctness flip rate.",
+        note="rK: base order shifted by K; range: max - min accuracy over the orders; CFR: clip flip rate, "
+        "FR: correctness flip rate.",
     )
     for r in runs:
         tb = _tables(r, task)
@@ -189,6 +197,7 @@ def reordering_table(runs: Sequence[dict], task: str) -> Table:
         cells = [Cell(by.get(o), None, ov.get("n_items"), chance=_chance(tb)) for o in orders]
         cells += [
             Cell(ov.get("accuracy_mean"), chance=_chance(tb)),
+            Cell(ov.get("accuracy_range")),
             Cell(ov.get("accuracy_std")),
             Cell(ov.get("clip_flip_rate")),
             Cell(ov.get("correctness_flip_rate")),
@@ -220,6 +229,34 @@ def visible_span_table(runs: Sequence[dict], task: str) -> Table:
                 cell = cell or {}
                 cells.append(Cell(cell.get("accuracy"), None, cell.get("n_valid"), chance=_chance(tb)))
             table.add_row(f"{r['_label']} · {name}", cells)
+    return table
+
+
+def source_table(runs: Sequence[dict], task: str) -> Table:
+    """Appendix E: per dataset source, S, A, P accuracy, their mean and the joint per-video accuracy."""
+    cols = [name for _, name in DIMS] + ["Mean"] + [label for _, label, _ in JOINT]
+    table = Table(
+        f"{task}: statistics by source (%)",
+        cols,
+        note="one row per model and dataset source; joint: videos of the source with all three answers valid.",
+    )
+    for r in runs:
+        tb = _tables(r, task)
+        by = (tb.get("by_source") or {}).get("by_source") or {}
+        for src, row in by.items():
+            per = row.get("per_dimension") or {}
+            cells = [
+                Cell(
+                    (per.get(d) or {}).get("accuracy"),
+                    None,
+                    (per.get(d) or {}).get("n_valid"),
+                    chance=_chance(tb),
+                )
+                for d, _ in DIMS
+            ]
+            cells.append(Cell((row.get("mean_over_dimensions") or {}).get("accuracy"), chance=_chance(tb)))
+            cells += _joint_cells(row.get("joint") or {}, tb)
+            table.add_row(f"{r['_label']} · {src}", cells)
     return table
 
 
@@ -309,7 +346,47 @@ def task_sections(runs: Sequence[dict], task: str) -> ReportSection:
         tables.append(visible_span_table(mine, task))
     if any(_tables(r, task).get("pass_at_k") for r in mine):
         tables.append(pass_at_k_table(mine, task))
+    if any(_tables(r, task).get("by_source") for r in mine):
+        tables.append(source_table(mine, task))
     return ReportSection(f"TempCloze: {task}", "", tables, figures, level=3, key=f"tempcloze-{task}")
+
+
+def frame_density_table(runs: Sequence[dict], group: str) -> Table:
+    """The frame-density figure's numbers: one row per model and dimension, one column per frame count."""
+    counts: list[str] = []
+    for r in runs:
+        fd = ((((r.get("groups") or {}).get(group) or {}).get("tables") or {}).get("frame_density")) or {}
+        counts += [c for c in fd.get("counts") or [] if c not in counts]
+    counts.sort(key=int)
+    table = Table(
+        f"{group}: accuracy by frames per clip (%)",
+        [f"{c} frames" for c in counts],
+        note="TempCloze-Hard at each frame count (public subset/eval_frames.py); invalid answers excluded.",
+    )
+    for r in runs:
+        fd = ((((r.get("groups") or {}).get(group) or {}).get("tables") or {}).get("frame_density")) or {}
+        by = fd.get("by_count") or {}
+        if not by:
+            continue
+        for key, name in [*DIMS, ("overall", "Overall")]:
+            cells = [
+                Cell(((by.get(c) or {}).get(key) or {}).get("accuracy"), None,
+                     ((by.get(c) or {}).get(key) or {}).get("n_valid"), chance=0.25)
+                for c in counts
+            ]  # fmt: skip
+            table.add_row(f"{r['_label']} · {name}", cells)
+    return table
+
+
+def _density_groups(runs: Sequence[dict]) -> list[str]:
+    return sorted(
+        {
+            g
+            for r in runs
+            for g, res in (r.get("groups") or {}).items()
+            if "frame_density" in ((res or {}).get("tables") or {})
+        }
+    )
 
 
 def tempcloze_sections(runs: list[dict[str, Any]]) -> list[ReportSection]:
@@ -324,4 +401,10 @@ def tempcloze_sections(runs: list[dict[str, Any]]) -> list[ReportSection]:
         level=2,
         key="tempcloze",
     )
-    return [intro, *(task_sections(runs, t) for t in tasks)]
+    density = [
+        ReportSection(
+            f"TempCloze: {g}", "", [frame_density_table(runs, g)], [], level=3, key=f"tempcloze-{g}"
+        )
+        for g in _density_groups(runs)
+    ]
+    return [intro, *density, *(task_sections(runs, t) for t in tasks)]

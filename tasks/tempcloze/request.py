@@ -2,7 +2,9 @@
 
 The message follows the public evaluation: the prompt, then "[BEGINNING]" and its frames, "[END]" and its
 frames, then "[Candidate A]".."[Candidate D]" each followed by its clip. Every clip is its own VideoPart
-whose label is the same bracketed text, so a one-video model still sees which frames are which. A doc
+and its `label` is the one place that names it: the adapters print it as text right before the frames
+(`harness.requests.label_text`, which keeps a bracketed label as written), a one-video model gets it in
+the merged video's legend, so the model reads each label once, as in the public prompt. A doc
 with `context_frames` K (the visible-span analysis, tasks/tempcloze/span.py) shows only the last K
 frames of BEGINNING and the first K of END, each context clip then carrying its own frame spec.
 """
@@ -49,14 +51,14 @@ def context_part(doc: dict, name: str, task: Optional[Task]) -> VideoPart:
 
 
 def labelled_parts(doc: dict, task: Optional[Task] = None) -> list:
-    """Text label + VideoPart for each shown clip, in the public order (context first, then A..D)."""
+    """A labelled VideoPart for each shown clip, in the public order (context first, then A..D)."""
     parts: list = []
     for name in (BEFORE, AFTER):
         if name in doc["clips"]:
-            parts += [TextPart(CONTEXT_LABELS[name]), context_part(doc, name, task)]
+            parts.append(context_part(doc, name, task))
     for letter, clip in zip(LETTERS[: len(doc["options"])], doc["options"], strict=True):
         label = f"[Candidate {letter}]"
-        parts += [TextPart(label), VideoPart(ref=clip_ref(doc, clip, label), label=label)]
+        parts.append(VideoPart(ref=clip_ref(doc, clip, label), label=label))
     return parts
 
 

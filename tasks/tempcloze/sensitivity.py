@@ -2,7 +2,8 @@
 and test-time scaling (pass@k for k = 1..5).
 
 Reordering follows the public analysis: an item (video, dimension) counts only when every order has a
-valid answer; accuracy spread is the population standard deviation over orders; the clip flip rate (CFR)
+valid answer; accuracy spread is the range (max - min over orders, the public plot_dims.py table) and the
+population standard deviation over orders; the clip flip rate (CFR)
 compares chosen clips, the correctness flip rate (FR) right/wrong outcomes, for every pair of orders
 (metrics.flip_rates).
 """
@@ -38,6 +39,7 @@ def _order_stats(quads: list[dict[int, dict]], orders: list[int]) -> dict[str, A
     mean = sum(accs.values()) / len(accs)
     out["accuracy_by_order"] = {k: round(v, 10) for k, v in accs.items()}
     out["accuracy_mean"] = round(mean, 10)
+    out["accuracy_range"] = round(max(accs.values()) - min(accs.values()), 10)
     out["accuracy_std"] = round(math.sqrt(sum((a - mean) ** 2 for a in accs.values()) / len(accs)), 10)
     if len(orders) >= 2:
         flips = flip_rates({f"r{o}": [_chosen(q[o]) for q in quads] for o in orders}, ["GT"] * n)

@@ -1,14 +1,24 @@
 """The functions of CycliST's functional programs (paper Table 13), evaluated on per-frame scene state.
 
-Temporal quantifiers: `*_existential` holds when the property holds in at least one frame, `*_universal`
-when it holds in every frame of the video. A function that cannot give a well-defined value raises
-Invalid (the sample is then rejected, never answered). Each entry of FUNCTIONS records the function's
-input types, value-input types and output type, which the template loader checks programs against.
+The vocabulary is the official release's (`questions/handlers` of simon-kohaut/CycliST): its function
+names (`filter_color`, `filter_size`, `filter_change_color`, `filter_enlarge`, `query_motion_period`, ...),
+its argument conventions (`relate_*(x, R)` = the objects that x is R of, asked as
+`include(y, relate(x, R))` = "is x R y?") and its value spelling (`"Cube"`, `"Metal"`, `True`/`"False"`
+for cycle filters) all run unchanged; the project's own templates use the same names. Where the official
+handlers contradict the paper the functions follow the paper (docs/benchmarks/cyclist.md lists each case).
+
+Temporal quantifiers: `*_existential` (and the official `filter_color` / `filter_size` when they test a
+property) hold when the property holds in at least one frame, `*_universal` when it holds in every frame.
+A filter that *describes* an object (its output feeds `unique`, possibly through more filters) reads
+the object's initial appearance, as the official generator describes objects: "the purple cube" is the
+cube that starts purple. A function that cannot give a well-defined value raises Invalid (the sample is
+then rejected, never answered). Each entry of FUNCTIONS records the function's input types, value-input
+types and output type, which the template loader checks programs against.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -109,6 +119,23 @@ def _filter_attribute(name: str, attr: str, quantifier: str, value_type: str) ->
 for _q in ("existential", "universal"):
     _filter_attribute(f"filter_color_{_q}", "color", _q, "Color")
     _filter_attribute(f"filter_size_{_q}", "size", _q, "Size")
+# The official names: quantified (existential, as the official registry wires them) where they test a
+# property; describing by initial appearance where they single out an object (see `execute`).
+_filter_attribute("filter_color", "color", "existential", "Color")
+_filter_attribute("filter_size", "size", "existential", "Size")
+
+
+def _describe_initial(attr: str):
+    def impl(state, inputs, values):
+        codes = state.color_codes if attr == "color" else state.size_codes
+        names = COLORS if attr == "color" else SIZES
+        return frozenset(o for o in inputs[0] if names[int(codes[o, 0])] == values[0])
+
+    return impl
+
+
+# Implementations a describing filter uses instead of the quantified one.
+DESCRIBING = {"filter_color": _describe_initial("color"), "filter_size": _describe_initial("size")}
 
 
 @_register("filter_shape", ("ObjectSet",), ("Shape",), "ObjectSet")
@@ -122,16 +149,27 @@ def _filter_material(state, inputs, values):
 
 
 def _filter_cycle(name: str, kinds: tuple[str, ...]) -> None:
+    """Objects with (value False: without) one of the cycle types. The official programs pass a value
+    (True, None, "False" or an orbit centre's index); only False / "False" changes the meaning."""
+
     def impl(state, inputs, values):
-        return frozenset(o for o in inputs[0] if any(k in state.objects[o].cycles for k in kinds))
+        want = not (values and values[0] is False)
+        return frozenset(o for o in inputs[0] if any(k in state.objects[o].cycles for k in kinds) == want)
 
     _register(name, ("ObjectSet",), (), "ObjectSet")(impl)
 
 
-for _kind in CYCLE_TYPES:
-    _filter_cycle(f"filter_{_kind}", (_kind,))
-_filter_cycle("filter_motion", ("orbit", "linear"))
-_filter_cycle("filter_cyclic", CYCLE_TYPES)
+# official name -> the cycle types it selects
+CYCLE_FILTERS = {
+    "filter_orbit": ("orbit",),
+    "filter_linear": ("linear",),
+    "filter_rotate": ("rotate",),
+    "filter_change_color": ("recolor",),
+    "filter_enlarge": ("resize",),
+    "filter_motion": ("orbit", "linear"),
+}
+for _name, _kinds in CYCLE_FILTERS.items():
+    _filter_cycle(_name, _kinds)
 
 
 # ----- queries ----------------------------------------------------------------------------------
@@ -207,8 +245,32 @@ for _kind in CYCLE_TYPES:
     _query_cycle_numbers(_kind)
 
 
+# The official registry's names for two of them (its handlers read keys the scenes lack; the meaning is
+# the paper's query_<cycle>_period).
+FUNCTIONS["query_enlarge_period"] = Function(
+    "query_enlarge_period", FUNCTIONS["query_resize_period"].impl, ("Object",), (), "Integer"
+)
+FUNCTIONS["query_color_period"] = Function(
+    "query_color_period", FUNCTIONS["query_recolor_period"].impl, ("Object",), (), "Integer"
+)
+
+
+@_register("query_motion_period", ("Object",), (), "Integer")
+def _query_motion_period(state, inputs, values):
+    """The period of the object's motion cycle (orbit, else linear), as the official handler reads it."""
+    cycles = state.objects[inputs[0]].cycles
+    for kind in ("orbit", "linear"):
+        if kind in cycles:
+            return cycles[kind].period
+    raise Invalid
+
+
 # ----- relate -----------------------------------------------------------------------------------
 def _relate(quantifier: str) -> None:
+    """relate_<q>(x, R): the objects a such that x is R of a (in some / every frame), the official
+    handlers' direction: `relationships[R]` pairs (a, x) mean "x is R of a", and the question "is x R
+    y?" is `include(y, relate(x, R))`."""
+
     def impl(state, inputs, values):
         key = ("relate", quantifier, values[0], inputs[0])
         cache = _cache(state)
@@ -217,7 +279,7 @@ def _relate(quantifier: str) -> None:
             table = state.rel_ever if quantifier == "existential" else state.rel_always
             if values[0] not in table:
                 raise Invalid
-            out = cache[key] = frozenset(table[values[0]][inputs[0]].nonzero()[0].tolist())
+            out = cache[key] = frozenset(table[values[0]][:, inputs[0]].nonzero()[0].tolist())
         return out
 
     _register(f"relate_{quantifier}", ("Object",), ("Relation",), "ObjectSet")(impl)
@@ -256,15 +318,21 @@ _register("equal_object", ("Object", "Object"), (), "Bool")(lambda s, i, v: i[0]
 
 
 def _equal_quantified(attr: str, cycle: str, quantifier: str) -> None:
-    """Frame-wise comparison of two objects' colours (sizes). When both objects cycle that attribute
-    out of step (different periods or different value pairs), which frames match depends on where the
-    interpolated transitions are cut, so the answer is ambiguous: Invalid."""
+    """Frame-wise comparison of two objects' colours (sizes). Sizes are two discrete states per frame,
+    so the comparison is always defined. Colours interpolate between key frames: when both objects
+    cycle colour out of step (different periods or different colour pairs), which frames match depends
+    on where the interpolated transitions are cut, so the answer is ambiguous: Invalid."""
 
     def impl(state, inputs, values):
         a, b = inputs
-        ca, cb = state.objects[a].cycles.get(cycle), state.objects[b].cycles.get(cycle)
-        if ca is not None and cb is not None and (ca.period != cb.period or set(ca.values) != set(cb.values)):
-            raise Invalid
+        if attr == "color":
+            ca, cb = state.objects[a].cycles.get(cycle), state.objects[b].cycles.get(cycle)
+            if (
+                ca is not None
+                and cb is not None
+                and (ca.period != cb.period or set(ca.values) != set(cb.values))
+            ):
+                raise Invalid
         codes = state.color_codes if attr == "color" else state.size_codes
         same = codes[a] == codes[b]
         return bool(same.any()) if quantifier == "existential" else bool(same.all())
@@ -278,12 +346,51 @@ for _q in ("existential", "universal"):
 
 
 # ----- running a program ------------------------------------------------------------------------
-def execute(program: list[dict], state: SceneState) -> list[Any]:
-    """Run an expanded program (nodes with type, inputs, value_inputs) and return every node's output;
-    raises Invalid when an intermediate value is undefined and KeyError on an unknown function."""
-    outputs: list[Any] = []
-    for node in program:
+_VALUE_ALIASES = {"mymetal": "metal", "metallic": "metal", "true": True, "false": False, "thing": None}
+
+
+def normalise_value(value: Any) -> Any:
+    """A value input as the functions compare it: the official spelling ("Cube", "Metal", "True",
+    "False") and the project's ("cube", "metal", true) read alike."""
+    if isinstance(value, str):
+        low = value.strip().lower()
+        return _VALUE_ALIASES.get(low, low)
+    return value
+
+
+def describing_nodes(program: list[dict]) -> set[int]:
+    """Indices of the filter nodes that describe an object: their output reaches a `unique` node
+    through filter nodes only (CLEVR's expanded `filter_unique`)."""
+    consumers: dict[int, list[int]] = {}
+    for k, node in enumerate(program):
+        for i in node.get("inputs", []):
+            consumers.setdefault(i, []).append(k)
+    out: set[int] = set()
+    for k in range(len(program) - 1, -1, -1):
+        if not str(program[k].get("type", "")).startswith("filter_"):
+            continue
+        if any(program[c]["type"] == "unique" or c in out for c in consumers.get(k, [])):
+            out.add(k)
+    return out
+
+
+def run_steps(program: list[dict], state: SceneState, outputs: list[Any]) -> Iterator[int]:
+    """Run an expanded program node by node (nodes with type, inputs, value_inputs; the official
+    `side_inputs` too), appending each node's output to `outputs` and yielding its index; raises
+    Invalid when an intermediate value is undefined and KeyError on an unknown function."""
+    describing = describing_nodes(program)
+    for k, node in enumerate(program):
         fn = FUNCTIONS[node["type"]]
+        impl = DESCRIBING.get(node["type"], fn.impl) if k in describing else fn.impl
         args = [outputs[i] for i in node.get("inputs", [])]
-        outputs.append(fn.impl(state, args, list(node.get("value_inputs", node.get("side_inputs", [])))))
+        raw = node.get("value_inputs", node.get("side_inputs", [])) or []
+        outputs.append(impl(state, args, [normalise_value(v) for v in raw]))
+        yield k
+
+
+def execute(program: list[dict], state: SceneState) -> list[Any]:
+    """Every node's output of a program (see run_steps); raises Invalid / KeyError as run_steps does."""
+    outputs: list[Any] = []
+    for _ in run_steps(program, state, outputs):
+        pass
     return outputs

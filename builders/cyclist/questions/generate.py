@@ -1,9 +1,12 @@
 """Generate CycliST questions for a set of scenes, in the public release's questions JSON format.
 
 `generate_questions` reads scene JSON files (or dicts), skips and counts scenes that do not match the
-schema (each reported by name and field), tries every template of the chosen families once per scene
-in a seeded random order, and returns `{info, questions}` where every question carries the release's
-fields plus family, quantifier, category, tier, answer type and scene name.
+schema (each reported by name and field) and, by default, makes the official question mix: per scene
+and family one question, from the family's templates tried in order of how few questions each has so
+far (the official `--templates_per_image 1` run per family file), with the official per-template answer
+caps. `mode="exhaustive"` instead tries every template once per scene in a seeded random order. It
+returns `{info, questions}` where every question carries the release's fields plus family, quantifier,
+category, tier, answer type and scene name.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from builders.cyclist.questions.text import render
 log = logging.getLogger(__name__)
 
 SceneInput = str | Path | dict[str, Any]
+MODES = ("official", "exhaustive")
 
 
 def iter_scenes(sources: SceneInput | Iterable[SceneInput]) -> Iterator[tuple[str, Any]]:
@@ -94,29 +98,52 @@ def generate_questions(
     families: Iterable[str] | None = None,
     seed: int = 0,
     templates: list[Template] | None = None,
-    reset_every: int = 250,
+    reset_every: int = 1000,
     budget: int = 400,
+    mode: str = "official",
 ) -> dict[str, Any]:
     """Questions for every scene, deterministic for a given seed and scene order.
 
     `families` restricts to some of the twelve families; `templates` replaces the built-in ones
-    (see templates.load_templates); `reset_every` is CLEVR's balancing window in scenes; `budget`
-    bounds the evaluations spent per template per scene.
+    (see templates.load_templates); `reset_every` is the balancing window in scenes; `budget`
+    bounds the evaluations spent per template per scene; `mode` is "official" (one question per
+    family per scene) or "exhaustive" (every template per scene).
     """
+    if mode not in MODES:
+        raise ValueError(f"unknown question mode {mode!r}; use one of {MODES}")
     chosen = select_templates(families, templates)
     # The scene dicts hold millions of small lists (per-frame relations); the cyclic garbage collector
     # would rescan them on every full collection while we allocate, costing more than the generation.
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _generate(scene_paths_or_dicts, chosen, seed, reset_every, budget)
+        return _generate(scene_paths_or_dicts, chosen, seed, reset_every, budget, mode)
     finally:
         if was_enabled:
             gc.enable()
 
 
+def _scene_attempts(
+    chosen: list[Template], balancer: AnswerBalancer, rng: random.Random, mode: str
+) -> Iterator[list[Template]]:
+    """The templates to try on one scene, as groups of which at most one gives a question: official
+    mode, per family (in family order) its templates by ascending question count (ties in file
+    order); exhaustive mode, every template alone, in a seeded random order."""
+    if mode == "exhaustive":
+        order = list(chosen)
+        rng.shuffle(order)
+        for t in order:
+            yield [t]
+        return
+    by_family: dict[str, list[Template]] = {}
+    for t in chosen:
+        by_family.setdefault(t.family, []).append(t)
+    for group in by_family.values():
+        yield sorted(group, key=lambda t: balancer.template_counts.get(t.key, 0))
+
+
 def _generate(
-    sources: Any, chosen: list[Template], seed: int, reset_every: int, budget: int
+    sources: Any, chosen: list[Template], seed: int, reset_every: int, budget: int, mode: str
 ) -> dict[str, Any]:
     rng = random.Random(seed)
     balancer = AnswerBalancer(reset_every)
@@ -136,24 +163,46 @@ def _generate(
         scenes += 1
         splits.add(state.split)
         balancer.new_scene()
-        order = list(chosen)
-        rng.shuffle(order)
-        for t in order:
-            inst = instantiate(t, state, rng, balancer, budget)
-            if inst is None:
-                continue
-            text = render(rng.choice(t.text), inst.values, t.params, rng)
-            questions.append(_question(t, state, inst.program, text, inst.answer, len(questions)))
+        for group in _scene_attempts(chosen, balancer, rng, mode):
+            for t in group:
+                inst = instantiate(t, state, rng, balancer, budget)
+                if inst is None:
+                    continue
+                text = render(rng.choice(t.text), inst.values, t.params, rng)
+                questions.append(_question(t, state, inst.program, text, inst.answer, len(questions)))
+                break
     info = {
         "version": "1.0",
         "generator": "builders.cyclist.questions",
         "seed": seed,
         "split": splits.pop() if len(splits) == 1 else sorted(splits),
         "families": sorted({t.family for t in chosen}),
+        "mode": mode,
+        "reset_every": reset_every,
         "num_scenes": scenes,
         "num_questions": len(questions),
         "num_skipped": len(skipped),
         "skipped": skipped,
         "answer_counts": balancer.totals,
+        "answer_counts_per_template": balancer.template_totals,
     }
     return {"info": info, "questions": questions}
+
+
+def answer_summary(info: dict[str, Any], width: int = 10) -> list[str]:
+    """One line per family: its question count and answer distribution (paper Figures 9-12), most
+    frequent answers first, `width` at most."""
+    lines = []
+    for family, counts in sorted(info.get("answer_counts", {}).items()):
+        total = sum(counts.values())
+        ranked = sorted(counts.items(), key=lambda kv: (-kv[1], str(kv[0])))
+        shown = ", ".join(f"{_answer_word(a)} {n}" for a, n in ranked[:width])
+        more = f", ... ({len(ranked) - width} more)" if len(ranked) > width else ""
+        lines.append(f"  {family}: {total} questions; {shown}{more}")
+    return lines
+
+
+def _answer_word(answer: Any) -> str:
+    if isinstance(answer, bool):
+        return "yes" if answer else "no"
+    return str(answer)

@@ -2,10 +2,12 @@
 CLEVR-style, with answer-balancing rejection sampling.
 
 `filter_unique` nodes pick a target object and a random set of its attributes (size, colour,
-material, shape and the cycle tags) that singles it out within the node's input set; size and colour
-describe an object only if they hold in every frame, so a colour-changing object is "the
-color-changing cube", never "the red cube". Slot nodes try their type's values in random order.
-An Invalid intermediate value, a failed constraint or a rejected answer backtracks.
+material, shape and the cycle tags) that singles it out within the node's input set. Objects are
+described by their initial appearance, as the official generator does (a cube that starts red and
+turns blue is "the red cube", or "the color-changing cube"); the expansion uses the official filter
+names (`filter_size`, `filter_color`, `filter_change_color [true]`, ...). Slot nodes try their type's
+values in random order. An Invalid intermediate value, a failed constraint or a rejected answer
+backtracks.
 """
 
 from __future__ import annotations
@@ -28,40 +30,45 @@ _TAG_CYCLES = {
     "motion": ("orbit", "linear"),
 }
 _DESCRIPTOR_FILTER = {
-    "Size": "filter_size_universal",
-    "Color": "filter_color_universal",
+    "Size": "filter_size",
+    "Color": "filter_color",
     "Material": "filter_material",
     "Shape": "filter_shape",
-    "change_color": "filter_recolor",
-    "enlarge": "filter_resize",
+    "change_color": "filter_change_color",
+    "enlarge": "filter_enlarge",
     "rotate": "filter_rotate",
     "motion": "filter_motion",
 }
 
 
 class AnswerBalancer:
-    """CLEVR's rejection rule per question family: an answer is rejected when its count so far exceeds
-    1.1 x the second most frequent answer's count, or 5 x the median count (at least 5). Counts start
-    at zero for every yes/no or attribute value the family can answer; integer answers count as seen.
-    Counts reset every `reset_every` scenes, as CLEVR's generator does."""
+    """The official generator's rejection rule, per template (file and index): an answer is rejected
+    when its count so far exceeds 1.1 x the second largest count, or 5 x the median count (at least 5).
+    Counts start at zero for every value the template can answer (yes/no; the attribute's values;
+    integers 0..10; periods 1..256), so an integer answer is capped at 26 while fewer than half of the
+    eleven integers occur. Counts reset every `reset_every` scenes (the official
+    `--reset_counts_every`; 0 never resets)."""
 
-    def __init__(self, reset_every: int = 250) -> None:
+    def __init__(self, reset_every: int = 1000) -> None:
         self.reset_every = reset_every
         self.counts: dict[str, dict[Any, int]] = {}
         self.totals: dict[str, dict[Any, int]] = {}
+        self.template_totals: dict[str, dict[Any, int]] = {}
+        self.template_counts: dict[str, int] = {}
         self._scenes = 0
 
     def new_scene(self) -> None:
         """Call once per scene; resets the counts every `reset_every` scenes."""
         if self.reset_every and self._scenes and self._scenes % self.reset_every == 0:
             self.counts = {}
+            self.template_counts = {}
         self._scenes += 1
 
     def accept(self, template: Template, answer: Any) -> bool:
         """Whether to keep a question with this answer; counts it when kept."""
-        counts = self.counts.setdefault(template.family, {})
-        for value in template.answer_domain:
-            counts.setdefault(value, 0)
+        counts = self.counts.setdefault(template.key, {})
+        if not counts:
+            counts.update(dict.fromkeys(template.answer_domain, 0))
         current = counts.get(answer, 0)
         ordered = sorted(counts.values())
         second = ordered[-2] if len(ordered) >= 2 else 0
@@ -69,8 +76,10 @@ class AnswerBalancer:
         if current > 1.1 * second or current > 5 * median:
             return False
         counts[answer] = current + 1
-        total = self.totals.setdefault(template.family, {})
-        total[answer] = total.get(answer, 0) + 1
+        self.template_counts[template.key] = self.template_counts.get(template.key, 0) + 1
+        for table, key in ((self.totals, template.family), (self.template_totals, template.key)):
+            total = table.setdefault(key, {})
+            total[answer] = total.get(answer, 0) + 1
         return True
 
 
@@ -85,13 +94,13 @@ def _descriptor_codes(state: SceneState) -> tuple[np.ndarray, list[int], list[li
     usable: list[int] = []
     values: list[list[Any]] = []
     for o, obj in enumerate(state.objects):
-        size, color = state.size_always[o], state.color_always[o]
+        size, color = SIZES[int(state.size_codes[o, 0])], COLORS[int(state.color_codes[o, 0])]
         row_vals: list[Any] = [size, color, obj.material, obj.shape]
-        codes[o, 0] = SIZES.index(size) if size else -2
-        codes[o, 1] = COLORS.index(color) if color else -2
+        codes[o, 0] = SIZES.index(size)
+        codes[o, 1] = COLORS.index(color)
         codes[o, 2] = 0 if obj.material == "rubber" else 1
         codes[o, 3] = SHAPES.index(obj.shape)
-        bits = 0b1100 | (1 if size else 0) | (2 if color else 0)
+        bits = 0b1111
         for b, tag in enumerate(DESCRIPTOR_TYPES[4:], start=4):
             has = any(k in obj.cycles for k in _TAG_CYCLES[tag])
             codes[o, b] = 1 if has else 0
@@ -203,7 +212,7 @@ class _Search:
                 if mask >> bit & 1:
                     value = obj_values[o][bit]
                     ftype = _DESCRIPTOR_FILTER[self.template.params[slot]]
-                    vals = [value] if FUNCTIONS[ftype].values else []
+                    vals = [value] if FUNCTIONS[ftype].values else [True]
                     self.program.append({"type": ftype, "inputs": [current], "value_inputs": vals})
                     self.outputs.append(None)  # intermediate filter outputs are not needed
                     current = len(self.program) - 1

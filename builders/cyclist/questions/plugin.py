@@ -13,6 +13,7 @@ from typing import Any
 from harness.builder import Builder
 from harness.hookspecs import hookimpl
 
+from .generate import answer_summary
 from .templates import FAMILIES
 
 
@@ -52,11 +53,23 @@ class CyclistQuestionsBuilder(Builder):
         parser.add_argument(
             "--ground-truth", type=Path, default=None, help="also write per-scene ground truth here"
         )
+        parser.add_argument(
+            "--mode",
+            choices=["official", "exhaustive"],
+            default="official",
+            help="official: one question per family per scene (the release's mix, default); "
+            "exhaustive: every template per scene",
+        )
 
     def run(self, args: argparse.Namespace) -> int:
         """Generate and write the questions; 0 on success, 1 when no scene could be read."""
         result = run_questions(
-            args.scenes, args.out, families=args.families, seed=args.seed, templates=args.templates
+            args.scenes,
+            args.out,
+            families=args.families,
+            seed=args.seed,
+            templates=args.templates,
+            mode=args.mode,
         )
         info = result["info"]
         if args.ground_truth is not None:
@@ -69,6 +82,7 @@ class CyclistQuestionsBuilder(Builder):
                 else ""
             )
         )
+        print("\n".join(answer_summary(info)))
         return 0 if info["num_scenes"] > 0 else 1
 
 
@@ -79,6 +93,7 @@ def run_questions(
     families: list[str] | None = None,
     seed: int = 0,
     templates: Path | None = None,
+    mode: str = "official",
 ) -> dict:
     """Generate questions for a scene folder (or a list of scene files) and write them to `out`."""
     from .generate import generate_questions
@@ -87,7 +102,7 @@ def run_questions(
     if isinstance(scenes, (str, Path)) and not Path(scenes).exists():
         raise FileNotFoundError(f"--scenes {scenes}: no such file or folder")
     loaded = load_templates(templates) if templates is not None else None
-    result = generate_questions(scenes, families=families, seed=seed, templates=loaded)
+    result = generate_questions(scenes, families=families, seed=seed, templates=loaded, mode=mode)
     write_json_atomic(out, result)
     return result
 
@@ -109,6 +124,7 @@ def questions_for_build(out: Path, split: str, seed: int = 0, shard: tuple[int, 
     print(
         f"cyclist: {info['num_questions']} questions for {info['num_scenes']} scenes -> {out}/questions/{split}.json"
     )
+    print("\n".join(answer_summary(info)))
     return result
 
 
@@ -136,4 +152,9 @@ def register_builders(register) -> None:
         "cyclist-questions",
         "builders.cyclist.questions.plugin:CyclistQuestionsBuilder",
         CyclistQuestionsBuilder.description,
+    )
+    register(
+        "cyclist.diagnose",
+        "builders.cyclist.questions.diagnose:CyclistDiagnose",
+        "re-execute a CycliST dataset's stored programs; run by `harness diagnose cyclist DIR`",
     )

@@ -339,19 +339,21 @@ class SceneState:
 
     def _tier(self, scene: dict) -> str:
         """The scene's tier: its `tier` field, else inferred from the release's settings (cyclic lights:
-        L5 Nightrider; otherwise by number of cyclic objects, 1 with >= 4 clutter objects: L2)."""
+        L5 Nightrider; otherwise by number of cycles, which several may share an object: 1 with >= 4
+        clutter objects: L2)."""
         if scene.get("tier"):
             return str(scene["tier"])
-        cyclic = sum(1 for o in self.objects if o.cycles)
+        cycles = sum(len(o.cycles) for o in self.objects)
+        clutter = sum(1 for o in self.objects if not o.cycles)
         if (
             scene.get("cyclic_lights")
             or isinstance(scene.get("lights"), dict)
             and "period" in scene["lights"]
         ):
             return "L5"
-        if cyclic <= 1:
-            return "L2" if len(self.objects) - cyclic >= 4 else "L1"
-        return "L3" if cyclic == 2 else "L4"
+        if cycles <= 1:
+            return "L2" if clutter >= 4 else "L1"
+        return "L3" if cycles == 2 else "L4"
 
 
 def _initial_and_target(seq: np.ndarray, names: tuple[str, ...]) -> tuple[str, ...]:

@@ -24,20 +24,10 @@ SLOT_RE = re.compile(r"<[A-Z]+[0-9]*>")
 # Types a filter_unique slot may describe an object by, in descriptor bit order.
 DESCRIPTOR_TYPES = ("Size", "Color", "Material", "Shape", "change_color", "enlarge", "rotate", "motion")
 SLOT_TYPES = set(DESCRIPTOR_TYPES) | set(VALUE_TYPES)
-FAMILIES = (
-    "descriptive_existential_attributes",
-    "descriptive_existential_compare",
-    "descriptive_existential_relate",
-    "descriptive_universal_attributes",
-    "descriptive_universal_compare",
-    "descriptive_universal_relate",
-    "cycle_representative_orbit",
-    "cycle_representative_clockwise",
-    "cycle_representative_transition",
-    "numeric_counting",
-    "numeric_periodicity",
-    "numeric_occurrence",
-)
+# Answer values a template's balancing counts start with, as the official generator initialises them:
+# integers 0..10, periods (the release's "Prime" type) 1..8 x fps frames (fps 32).
+INTEGER_DOMAIN = tuple(range(0, 11))
+PERIOD_DOMAIN = tuple(range(1, 8 * 32 + 1))
 
 
 class TemplateError(ValueError):
@@ -157,7 +147,12 @@ def _check_template(raw: Any, filename: str, index: int, meta: dict) -> Template
     output_type = out_types[-1]
     if output_type not in ANSWER_TYPE_OF:
         raise fail(f"the last node outputs {output_type}, not an answer (yes/no, attribute or integer)")
-    domain: tuple[Any, ...] = (True, False) if output_type == "Bool" else VALUE_TYPES.get(output_type, ())
+    if output_type == "Bool":
+        domain: tuple[Any, ...] = (True, False)
+    elif output_type == "Integer":
+        domain = PERIOD_DOMAIN if nodes[-1].type.endswith("_period") else INTEGER_DOMAIN
+    else:
+        domain = VALUE_TYPES.get(output_type, ())
     return Template(
         family=meta["family"],
         filename=filename,
@@ -206,6 +201,17 @@ def load_templates(directory: str | Path | None = None) -> list[Template]:
 @lru_cache(maxsize=1)
 def _default_templates() -> tuple[Template, ...]:
     return tuple(t for f in sorted(TEMPLATE_DIR.glob("*.json")) for t in load_template_file(f))
+
+
+def family_names(templates: list[Template] | tuple[Template, ...] | None = None) -> tuple[str, ...]:
+    """The question families of a template set (default: the built-in files), in file order. The
+    family of a question is data: its template file's `family` field, carried into every question as
+    `family` and `template_filename`; readers (the task) take it from there."""
+    chosen = _default_templates() if templates is None else templates
+    return tuple(dict.fromkeys(t.family for t in chosen))
+
+
+FAMILIES = family_names()
 
 
 @lru_cache(maxsize=1)

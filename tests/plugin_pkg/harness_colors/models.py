@@ -12,13 +12,22 @@ class CountingModel(Model):
     """Appends one line per generated request to `log` (a file path), sleeps `delay` s per request.
 
     Every `wrong_every`-th doc (by a hash of its id) gets a wrong answer, so metrics are not trivially 1.
+    `down=1` makes every call fail as a server that is down would (ConnectionError).
     """
 
     name = "counting"
     uses_hints = True
     capabilities = Capabilities(video=True, multi_video=True, images=True)
 
-    def __init__(self, log: str = "", delay: float = 0.0, wrong_every: int = 0, max_frames: int = 0, **kw):
+    def __init__(
+        self,
+        log: str = "",
+        delay: float = 0.0,
+        wrong_every: int = 0,
+        max_frames: int = 0,
+        down: int = 0,
+        **kw,
+    ):
         super().__init__(log=log, delay=delay, wrong_every=wrong_every, **kw)
         if max_frames:
             self.model_args["max_frames"] = max_frames
@@ -26,8 +35,13 @@ class CountingModel(Model):
                 video=True, multi_video=True, images=True, max_frames=int(max_frames)
             )
         self.log, self.delay, self.wrong_every = log, float(delay), int(wrong_every)
+        self.down = int(down)
+        if self.down:
+            self.model_args["down"] = self.down
 
     def generate(self, requests):
+        if self.down:
+            raise ConnectionError("connection refused: http://127.0.0.1:9/v1 (test server down)")
         out = []
         for r in requests:
             if self.delay:

@@ -1,0 +1,222 @@
+"""`python -m harness diagnose cyclist DIR`: re-execute every stored program of a CycliST dataset folder.
+
+DIR is a tier folder in the release layout (`scenes/*.json` or a `*scenes*.json` file, `questions/*.json`
+or `*questions*.json`), the official release's or a project build's. Each stored program runs on its
+scene with the question engine; the report gives, per family (the question's `family`, else its
+template file), how many stored answers the engine reproduces, lists the others with the question, the
+stored answer, the engine's answer and the first program step where they part (from the node outputs
+the official generator stores as `_output`; without them, the answer step), and ends with the line
+`reproduced N/M stored answers`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness.builder import Builder
+
+from .functions import Invalid, run_steps
+from .state import SceneSchemaError, SceneState
+
+
+@dataclass
+class Mismatch:
+    """One stored answer the engine does not reproduce."""
+
+    family: str
+    question: str
+    stored: Any
+    engine: Any
+    step: str
+
+
+@dataclass
+class Report:
+    """Per family (reproduced, total) and the mismatches."""
+
+    families: dict[str, list[int]] = field(default_factory=dict)
+    mismatches: list[Mismatch] = field(default_factory=list)
+    skipped_scenes: list[str] = field(default_factory=list)
+
+    @property
+    def reproduced(self) -> int:
+        return sum(r for r, _ in self.families.values())
+
+    @property
+    def total(self) -> int:
+        return sum(t for _, t in self.families.values())
+
+
+def comparable(value: Any) -> Any:
+    """A stored or computed value in one spelling: yes/no and "True" as bools, numerals as ints,
+    strings lower-case, object sets as sorted lists."""
+    if isinstance(value, (set, frozenset, list, tuple)):
+        return sorted(comparable(v) for v in value)
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str):
+        low = value.strip().lower()
+        if low in ("yes", "true"):
+            return True
+        if low in ("no", "false"):
+            return False
+        if low.lstrip("-").isdigit():
+            return int(low)
+        return low
+    return value
+
+
+def _read(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _scenes(root: Path) -> Iterator[tuple[str, Any]]:
+    if (root / "scenes").is_dir():
+        for p in sorted((root / "scenes").glob("*.json")):
+            yield p.name, p
+    for p in sorted(root.glob("*.json")):
+        if "scene" in p.name.lower():
+            data = _read(p)
+            for i, s in enumerate(data.get("scenes", []) if isinstance(data, dict) else data):
+                yield f"{p.name}[{i}]", s
+
+
+def _questions(root: Path) -> Iterator[dict]:
+    files = sorted((root / "questions").glob("*.json")) if (root / "questions").is_dir() else []
+    files += sorted(p for p in root.glob("*.json") if "question" in p.name.lower())
+    for path in files:
+        data = _read(path)
+        for q in data.get("questions", []) if isinstance(data, dict) else data:
+            if isinstance(q, dict):
+                yield q
+
+
+def _family(q: dict) -> str:
+    name = q.get("family") or str(q.get("template_filename") or "unknown")
+    return str(name).rsplit("/", 1)[-1].removesuffix(".json")
+
+
+def _load_states(root: Path, report: Report) -> dict[str, SceneState]:
+    states: dict[str, SceneState] = {}
+    for name, src in _scenes(root):
+        try:
+            scene = _read(src) if isinstance(src, Path) else src
+            state = SceneState(scene, name)
+        except (OSError, json.JSONDecodeError) as exc:
+            report.skipped_scenes.append(f"{name}: cannot read JSON ({exc})")
+            continue
+        except SceneSchemaError as exc:
+            report.skipped_scenes.append(str(exc))
+            continue
+        video = scene.get("video_file") or scene.get("video_filename") or state.video_filename
+        states[Path(str(video)).name] = state
+    return states
+
+
+def _describe(node: dict, k: int) -> str:
+    values = node.get("value_inputs", node.get("side_inputs", [])) or []
+    return f"step {k} ({node.get('type')}{' ' + json.dumps(values) if values else ''})"
+
+
+def check_question(q: dict, state: SceneState) -> tuple[Any, str | None]:
+    """(engine answer, None) when the engine reproduces the stored answer, else (engine answer, the
+    first step where they part)."""
+    program = q.get("program") or []
+    outputs: list[Any] = []
+    try:
+        for _ in run_steps(program, state, outputs):
+            pass
+    except Invalid:
+        k = len(outputs)
+        return "invalid", f"{_describe(program[k], k)}: the engine finds no well-defined value"
+    except KeyError as exc:
+        k = len(outputs)
+        return "error", f"{_describe(program[k], k)}: unknown function {exc}"
+    except (IndexError, TypeError, ValueError) as exc:
+        k = len(outputs)
+        return "error", f"{_describe(program[min(k, len(program) - 1)], k)}: malformed node ({exc})"
+    if not outputs:
+        return None, "the program is empty"
+    answer = outputs[-1]
+    if comparable(answer) == comparable(q.get("answer")):
+        return answer, None
+    for k, node in enumerate(program):
+        if "_output" in node and comparable(node["_output"]) != comparable(outputs[k]):
+            return answer, (
+                f"{_describe(node, k)}: stored {comparable(node['_output'])!r}, engine {comparable(outputs[k])!r}"
+            )
+    return answer, f"{_describe(program[-1], len(program) - 1)}: the answer"
+
+
+def diagnose(root: Path) -> Report:
+    """Re-execute every stored program of the folder on its scene."""
+    root = Path(root)
+    report = Report()
+    states = _load_states(root, report)
+    for q in _questions(root):
+        family = _family(q)
+        counts = report.families.setdefault(family, [0, 0])
+        counts[1] += 1
+        state = states.get(Path(str(q.get("video_filename", ""))).name)
+        if state is None:
+            report.mismatches.append(
+                Mismatch(family, str(q.get("question")), q.get("answer"), None, "no scene for its video")
+            )
+            continue
+        engine, step = check_question(q, state)
+        if step is None:
+            counts[0] += 1
+        else:
+            report.mismatches.append(Mismatch(family, str(q.get("question")), q.get("answer"), engine, step))
+    return report
+
+
+def format_report(report: Report, root: Path, max_listed: int = 200) -> str:
+    """The printed report; its last line is `reproduced N/M stored answers`."""
+    lines = [f"cyclist diagnose {root}"]
+    for name in report.skipped_scenes:
+        lines.append(f"  skipped scene: {name}")
+    width = max((len(f) for f in report.families), default=10)
+    for family, (ok, total) in sorted(report.families.items()):
+        lines.append(f"  {family:{width}}  {ok}/{total}")
+    if report.mismatches:
+        lines.append(f"not reproduced ({len(report.mismatches)}):")
+        for m in report.mismatches[:max_listed]:
+            lines.append(f"  [{m.family}] {m.question}")
+            lines.append(f"      stored {m.stored!r}, engine {m.engine!r}; parts at {m.step}")
+        if len(report.mismatches) > max_listed:
+            lines.append(f"  ... and {len(report.mismatches) - max_listed} more")
+    lines.append(f"reproduced {report.reproduced}/{report.total} stored answers")
+    return "\n".join(lines)
+
+
+class CyclistDiagnose(Builder):
+    """`diagnose cyclist DIR`: does the engine reproduce a dataset's stored answers?"""
+
+    name = "cyclist.diagnose"
+    description = "re-execute a CycliST dataset's stored programs; run by `harness diagnose cyclist DIR`"
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
+        """DIR [--max-listed N]."""
+        parser.add_argument("dir", type=Path, help="tier folder with scenes/ and questions/")
+        parser.add_argument("--max-listed", type=int, default=200, help="mismatches to list (default 200)")
+
+    def run(self, args: argparse.Namespace) -> int:
+        """Print the report; 0 when every stored answer is reproduced, 1 otherwise (2: no questions)."""
+        if not Path(args.dir).is_dir():
+            raise ValueError(
+                f"diagnose cyclist: {args.dir} is not a folder (expected scenes/ and questions/)"
+            )
+        report = diagnose(args.dir)
+        print(format_report(report, args.dir, args.max_listed))
+        if report.total == 0:
+            print(f"diagnose cyclist: no questions found in {args.dir} (questions/*.json)")
+            return 2
+        return 0 if report.reproduced == report.total else 1

@@ -1,0 +1,120 @@
+"""`python -m harness import NAME FILE... --out DIR [--commit SHA]`: bring another tool's per-item outputs in.
+
+Each FILE is read by the importer registered as NAME (hook `register_importers`, harness/importers.py)
+into samples records; they are written as `DIR/<model>/samples_<task>_<stamp>.jsonl` beside a results
+file whose numbers come from the ordinary `--rescore` path (harness.runner.rescore), with the source file,
+its sha256 and the source commit recorded under `imported_from`. The core knows no importer: it finds them
+through the registry.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from harness import __version__
+from harness.errors import EXIT_USAGE, ConfigError
+from harness.evaluator import score_record
+from harness.importers import ImportedRun
+from harness.plugins import PluginState, load_plugins
+from harness.results import (
+    atomic_write_text,
+    dumps_results,
+    git_hash,
+    package_versions,
+    safe_name,
+    timestamp,
+    write_samples,
+)
+from harness.runner import build_task, rescore
+
+
+def write_imported(run: ImportedRun, out: Path, state: PluginState, include_path: list[str]) -> Path:
+    """Write one imported run's samples files and its rescored results file; returns the results path."""
+    if not run.tasks:
+        raise ConfigError(f"import of {run.provenance.get('file')}: no items found; is it the right format?")
+    folder = Path(out) / safe_name(run.model)
+    stamp = timestamp()
+    samples = {}
+    configs = {}
+    for task, records in run.tasks.items():
+        t = build_task(state, task)
+        for rec in records:  # parsed and scored as a run would log them (rescore recomputes the same)
+            if not rec.get("error"):
+                score_record(t, rec)
+        path = folder / f"samples_{safe_name(task)}_{stamp}.jsonl"
+        write_samples(path, records)
+        samples[task] = path
+        spec = t.config.frames  # the task's own spec: what its public counterpart sampled
+        configs[task] = {
+            "version": t.config.version,
+            "frame_spec": spec.canonical(),
+            "effective_frame_spec": spec.canonical(),
+            "frame_spec_digest": spec.digest(),
+            "frames_overridden": False,
+            "plugin": t.plugin,
+            "plugin_version": t.plugin_version,
+            "config": t.config.model_dump(mode="json"),
+        }
+    results_path = folder / f"results_{stamp}.json"
+    # The model, task configs and provenance that --rescore carries over from the results file it finds
+    # beside the samples; the numbers are then computed by rescore itself.
+    draft = {
+        "schema_version": 1,
+        "harness_version": __version__,
+        "created": stamp,
+        "model": {"name": run.model, "identity": {"imported": run.provenance}, "capabilities": {}},
+        "config": {
+            "tasks": configs,
+            "requested": list(run.tasks),
+            "model_args": {},
+            "seed": 0,
+            "limit": None,
+            "batch_size": 1,
+            "split": "test",
+            "gen_kwargs": "",
+            "judge": None,
+            "package_versions": package_versions(),
+            "git_hash": git_hash(),
+            "world_size": 1,
+        },
+        "imported_from": run.provenance,
+        "results": {},
+        "groups": {},
+        "samples_files": {},
+    }
+    atomic_write_text(results_path, dumps_results(draft))
+    results = rescore(list(samples.values()), include_path, None).results
+    results["created"] = stamp
+    results["samples_files"] = {task: path.name for task, path in samples.items()}
+    atomic_write_text(results_path, dumps_results(results))
+    return results_path
+
+
+def main(argv: list[str], command: str = "import") -> int:
+    state = load_plugins()
+    if not argv or argv[0] in ("-h", "--help"):
+        print("usage: python -m harness import NAME FILE... --out DIR [--commit SHA]\n\nimporters:")
+        for e in state.registry.entries("importer"):
+            print(f"  {e.name:24} {e.description}")
+        return 0 if argv else EXIT_USAGE
+    entry = state.registry.get("importer", argv[0])
+    parser = argparse.ArgumentParser(
+        prog=f"python -m harness import {argv[0]}", description=entry.description
+    )
+    parser.add_argument("files", nargs="+", type=Path, help="files to import (one model run each)")
+    parser.add_argument("--out", required=True, type=Path, help="output folder (one subfolder per model)")
+    parser.add_argument("--commit", default=None, help="the source repository's commit the files come from")
+    parser.add_argument("--include_path", action="append", default=[], help="extra task folders")
+    args = parser.parse_args(argv[1:])
+    if args.include_path:
+        state = load_plugins(args.include_path)
+    importer = entry.load()()
+    for path in args.files:
+        if not path.is_file():
+            raise ConfigError(f"import {argv[0]}: {path} is not a file")
+        run = importer.read(path, args.commit)
+        written = write_imported(run, args.out, state, args.include_path)
+        counts = ", ".join(f"{t} {len(r)}" for t, r in run.tasks.items())
+        print(f"imported {path} as model '{run.model}' ({counts} items) -> {written}")
+    return 0

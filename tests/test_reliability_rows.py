@@ -1,0 +1,283 @@
+"""Malformed dataset rows of every kind, in every built-in loader and the core's: each is one counted drop
+(with a reason) or one counted per-sample error, never an aborted run, and every row of the split is
+accounted for (scored + errors + dropped + not selected = rows). docs/reliability.md gives the counts."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from harness.errors import DataError
+from harness.plugins import load_plugins
+from harness.run_config import RunConfig
+from harness.runner import run
+
+LIMIT = 3
+GOOD = {
+    "id": "extra",
+    "video": "videos/test_000.mp4",
+    "question": "What colour?",
+    "answer": "red",
+    "family": "color",
+}
+
+
+class Raw(str):
+    """A line written to the .jsonl as it is (not JSON-encoded)."""
+
+
+def _with(**over):
+    return lambda rows: [{**GOOD, **over}]
+
+
+def _without(*fields):
+    return lambda rows: [{k: v for k, v in GOOD.items() if k not in fields}]
+
+
+# core loader (the test plugin's colors_qa, a .jsonl split): (case, extra rows or raw lines, expected)
+CORE = [
+    ("invalid_json_line", [Raw("{not json")], ("dropped", "invalid_json")),
+    ("truncated_json_line", [Raw('{"id": "x", "video":')], ("dropped", "invalid_json")),
+    ("binary_line", [Raw("\x00\x01\x02")], ("dropped", "invalid_json")),
+    ("row_is_a_list", [["a", "list"]], ("dropped", "not_a_mapping")),
+    ("row_is_a_string", ["just text"], ("dropped", "not_a_mapping")),
+    ("row_is_a_number", [42], ("dropped", "not_a_mapping")),
+    ("row_is_null", [None], ("dropped", "not_a_mapping")),
+    ("row_is_a_bool", [True], ("dropped", "not_a_mapping")),
+    ("duplicate_id", lambda rows: [dict(rows[0])], ("dropped", "duplicate_id")),
+    ("empty_object", [{}], ("any", None)),
+    ("video_is_a_dict", _with(video={"not": "a path"}), ("error", "any")),
+    ("video_is_a_list", _with(video=["a.mp4"]), ("error", "any")),
+    ("video_is_a_number", _with(video=5), ("error", "media")),
+    ("video_absolute", _with(video="/absolute/video.mp4"), ("error", "media")),
+    ("video_escapes_root", _with(video="../../etc/passwd"), ("error", "media")),
+    ("video_missing_file", _with(video="videos/nope.mp4"), ("error", "media")),
+    ("video_empty_string", _with(video=""), ("any", None)),
+    ("no_answer", _without("answer"), ("scored", None)),
+    ("answer_is_a_dict", _with(answer={"x": 1}), ("scored", None)),
+    ("id_is_a_dict", _with(id={"x": 1}), ("scored", None)),
+    ("id_is_null", _with(id=None), ("scored", None)),
+    ("no_breakdown_field", _without("family"), ("scored", None)),
+    (
+        "lone_surrogate_in_question",
+        [
+            Raw(
+                '{"id": "s", "video": "videos/test_000.mp4", "question": "\\ud800?", '
+                '"answer": "red", "family": "color"}'
+            )
+        ],
+        ("any", None),
+    ),
+]
+
+
+def _run(task, root, cache):
+    cfg = RunConfig(tasks=[task], model="oracle", data=root, limit=LIMIT, cache_dir=cache, progress=False)
+    return run(cfg, load_plugins()).results["results"][task]
+
+
+def _accounted(res, expected):
+    assert res["n_scored"] + res["n_errors"] == res["n_samples"]
+    assert res["n_samples"] + res["n_dropped"] + res["n_not_selected"] == res["n_rows"]
+    outcome, what = expected
+    if outcome == "dropped":
+        assert res["dropped"] == {what: 1}, res["dropped"]
+        assert len(res["dropped_examples"]) == 1 and res["dropped_examples"][0]["detail"]
+    elif outcome == "error":
+        assert res["n_errors"] == 1 and res["n_dropped"] == 0, (res["errors"], res["dropped"])
+        assert what == "any" or res["errors"] == {what: 1}, res["errors"]
+    elif outcome == "scored":
+        assert res["n_errors"] == 0 and res["n_dropped"] == 0 and res["n_scored"] == LIMIT
+    else:
+        assert res["n_errors"] + res["n_dropped"] <= 1
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory):
+    return tmp_path_factory.mktemp("cache")
+
+
+@pytest.mark.parametrize("case, extra, expected", CORE, ids=[c[0] for c in CORE])
+def test_core_loader_counts_each_malformed_row(
+    case, extra, expected, tmp_path, colors_root, with_plugin, cache
+):
+    root = tmp_path / "data"
+    shutil.copytree(colors_root, root)
+    split = root / "colors" / "test.jsonl"
+    rows = [json.loads(x) for x in split.read_text().splitlines()]
+    added = extra(rows) if callable(extra) else extra
+    lines = [x if isinstance(x, Raw) else json.dumps(x) for x in added]
+    split.write_text("\n".join(lines + [json.dumps(r) for r in rows]) + "\n")  # damaged rows first
+    res = _run("colors_qa", root, cache)
+    assert res["n_rows"] == 24 + len(added)
+    _accounted(res, expected)
+
+
+def test_a_json_split_that_is_not_json_fails_up_front_naming_file_and_line(
+    tmp_path, colors_root, with_plugin
+):
+    root = tmp_path / "data"
+    shutil.copytree(colors_root, root)
+    (root / "colors" / "test.jsonl").unlink()
+    (root / "colors" / "test.json").write_text('[\n{"id": 1},\n{oops}\n]\n')
+    with pytest.raises(DataError, match=r"test.json is not valid JSON \(line 3"):
+        _run("colors_qa", root, tmp_path / "c")
+
+
+# ---- CycliST: questions/test.json rows and scenes/*.json -------------------------------------------------
+def _q(over=None, drop=()):
+    def damage(questions):
+        q = {k: v for k, v in questions[0].items() if k not in drop}
+        q.update({"question_index": 10**6, **(over or {})})  # its own id
+        return q
+
+    return damage
+
+
+CYCLIST_VQA = [
+    ("question_not_an_object", lambda qs: "a string", ("dropped", "not_a_mapping")),
+    ("question_is_a_list", lambda qs: [1, 2], ("dropped", "not_a_mapping")),
+    ("missing_question", _q(drop=("question",)), ("dropped", "missing_field")),
+    ("missing_answer", _q(drop=("answer",)), ("dropped", "missing_field")),
+    ("missing_video_filename", _q(drop=("video_filename",)), ("dropped", "missing_field")),
+    (
+        "unknown_family",
+        _q({"family": "nope", "template_filename": "nope.json"}),
+        ("dropped", "unknown_family"),
+    ),
+    ("bad_split", _q({"split": "tset"}), ("dropped", "bad_split")),
+    ("bad_tier", _q({"tier": "L9"}), ("dropped", "bad_tier")),
+    ("answer_is_a_dict", _q({"answer": {"x": 1}}), ("dropped", "bad_value")),
+    ("answer_is_null", _q({"answer": None}), ("dropped", "bad_value")),
+    ("question_is_a_number", _q({"question": 7}), ("dropped", "bad_value")),
+    ("video_file_missing", _q({"video_filename": "nope.mp4"}), ("error", "media")),
+    ("video_absolute", _q({"video_filename": "/etc/x.mp4"}), ("error", "media")),
+]
+
+
+@pytest.fixture(scope="module")
+def cyclist_demo(tmp_path_factory):
+    from builders.cyclist.plugin import CyclistBuilder
+
+    (ds,) = CyclistBuilder().demo(tmp_path_factory.mktemp("cyc"), 0)
+    return ds.data_dir
+
+
+def _copy(src: Path, dst: Path) -> Path:
+    shutil.copytree(src, dst, ignore=shutil.ignore_patterns("masks"))
+    return dst
+
+
+@pytest.mark.parametrize("case, damage, expected", CYCLIST_VQA, ids=[c[0] for c in CYCLIST_VQA])
+def test_cyclist_question_rows_are_counted(case, damage, expected, tmp_path, cyclist_demo, cache):
+    root = _copy(cyclist_demo, tmp_path / "cyc")
+    path = root / "questions" / "test.json"
+    data = json.loads(path.read_text())
+    n = len(data["questions"])
+    data["questions"].insert(0, damage(data["questions"]))
+    path.write_text(json.dumps(data))
+    res = _run("cyclist_l1", root, cache)
+    assert res["n_rows"] == n + 1
+    _accounted(res, expected)
+
+
+CYCLIST_SCENES = [
+    (
+        "scene_missing_video_file",
+        lambda s: {k: v for k, v in s.items() if k != "video_file"},
+        "missing_field",
+    ),
+    (
+        "scene_unknown_colour",
+        lambda s: {**s, "objects": [{**s["objects"][0], "color": "octarine"}]},
+        "bad_scene",
+    ),
+    ("scene_no_objects", lambda s: {**s, "objects": []}, "bad_scene"),
+    ("scene_objects_not_a_list", lambda s: {**s, "objects": 5}, "bad_scene"),
+    ("scene_bad_split", lambda s: {**s, "split": "tset"}, "bad_split"),
+    ("scene_bad_tier", lambda s: {**s, "tier": "L0"}, "bad_tier"),
+    ("scene_not_an_object", lambda s: [s], "not_an_object"),
+]
+
+
+@pytest.mark.parametrize("case, damage, reason", CYCLIST_SCENES, ids=[c[0] for c in CYCLIST_SCENES])
+def test_cyclist_scene_rows_are_counted(case, damage, reason, tmp_path, cyclist_demo, cache):
+    root = _copy(cyclist_demo, tmp_path / "cyc")
+    scene_file = sorted((root / "scenes").glob("test_*.json"))[0]
+    scene_file.write_text(json.dumps(damage(json.loads(scene_file.read_text()))))
+    res = _run("cyclist_caption_l1", root, cache)
+    _accounted(res, ("dropped", reason))
+
+
+# ---- RVTBench: the builder's test.jsonl -----------------------------------------------------------------
+RVT = [
+    (
+        "no_task_type",
+        lambda r: {k: v for k, v in r.items() if k != "task_type"},
+        ("dropped", "missing_field"),
+    ),
+    ("no_answer", lambda r: {k: v for k, v in r.items() if k != "answer"}, ("dropped", "missing_field")),
+    ("bad_task_type", lambda r: {**r, "task_type": "dance"}, ("dropped", "bad_value")),
+    ("row_not_an_object", lambda r: [r], ("dropped", "not_a_mapping")),
+    ("invalid_json_line", lambda r: "{oops", ("dropped", "invalid_json")),
+    ("answer_without_frames", lambda r: {**r, "answer": {"masks": r["answer"]["masks"]}}, ("error", "any")),
+    ("width_not_a_number", lambda r: {**r, "width": "wide", "height": "tall"}, ("error", "any")),
+]
+
+
+@pytest.fixture(scope="module")
+def rvt_demo(tmp_path_factory):
+    from builders.rvtbench.commands import RvtbenchBuilder
+
+    (ds,) = RvtbenchBuilder().demo(tmp_path_factory.mktemp("rvt"), 0)
+    return ds.data_dir
+
+
+@pytest.mark.parametrize("case, damage, expected", RVT, ids=[c[0] for c in RVT])
+def test_rvtbench_rows_are_counted(case, damage, expected, tmp_path, rvt_demo, cache):
+    root = _copy(rvt_demo, tmp_path / "rvt")
+    path = root / "test.jsonl"
+    lines = path.read_text().splitlines()
+    rows = [json.loads(x) for x in lines if x.strip()]
+    first = next(r for r in rows if r["task_type"] == "segmentation")
+    bad = damage({**first, "id": "damaged"})
+    path.write_text("\n".join([bad if isinstance(bad, str) else json.dumps(bad)] + lines) + "\n")
+    res = _run("rvtbench_seg", root, cache)
+    _accounted(res, expected)
+
+
+# ---- TempCloze: mixed_ids.json rows ---------------------------------------------------------------------
+TEMPCLOZE = [
+    ("mixed_row_not_an_object", lambda rows: "stem", "malformed_row"),
+    (
+        "mixed_row_without_stem",
+        lambda rows: {k: v for k, v in rows[0].items() if k != "stem"},
+        "malformed_row",
+    ),
+    ("mixed_row_without_a_distractor", lambda rows: {"stem": rows[0]["stem"]}, "missing_field"),
+]
+
+
+@pytest.fixture(scope="module")
+def tempcloze_demo(tmp_path_factory):
+    from builders.tempcloze.commands import TempClozeBuilder
+
+    return TempClozeBuilder().demo(tmp_path_factory.mktemp("tc"), 0)[0].data_dir
+
+
+@pytest.mark.parametrize("case, damage, reason", TEMPCLOZE, ids=[c[0] for c in TEMPCLOZE])
+def test_tempcloze_mixed_rows_are_counted(case, damage, reason, tmp_path, tempcloze_demo, cache):
+    root = _copy(tempcloze_demo, tmp_path / "tc")
+    path = root / "mixed_ids.json"
+    rows = json.loads(path.read_text())
+    path.write_text(json.dumps([damage(rows)] + rows))
+    res = _run("tempcloze_mixed", root, cache)
+    _accounted(res, ("dropped", reason))
+
+
+def test_the_suite_tries_every_kind_listed_in_the_docs():
+    kinds = len(CORE) + len(CYCLIST_VQA) + len(CYCLIST_SCENES) + len(RVT) + len(TEMPCLOZE)
+    assert kinds == 53  # docs/reliability.md lists this count
