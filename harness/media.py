@@ -7,6 +7,7 @@ repeated), so a TempCloze candidate such as "the gap played backwards" needs no 
 from __future__ import annotations
 
 import os
+from functools import lru_cache
 from pathlib import Path
 from typing import Literal, Optional
 
@@ -94,6 +95,25 @@ def external_symlinks_allowed() -> bool:
     return os.environ.get(ALLOW_SYMLINKS_ENV, "").strip().lower() in ("1", "true", "yes")
 
 
+@lru_cache(maxsize=1024)
+def _real_root(root: str) -> str:
+    return os.path.realpath(root)
+
+
+def _resolve_below(real_root: str, rel: str) -> str:
+    """realpath(real_root / rel), checking only the components below the (already real) root: a row path
+    without '..' and without symlinks under the root is its own real path, at one lstat per component."""
+    parts = Path(rel).parts
+    if os.pardir in parts:
+        return os.path.realpath(os.path.join(real_root, rel))
+    current = real_root
+    for part in parts:
+        current = os.path.join(current, part)
+        if os.path.islink(current):
+            return os.path.realpath(os.path.join(real_root, rel))
+    return current
+
+
 def safe_media_path(root: Path, rel: str, what: str) -> Path:
     """`root / rel` resolved, for a media path taken from a dataset row.
 
@@ -109,8 +129,8 @@ def safe_media_path(root: Path, rel: str, what: str) -> Path:
         )
     if os.path.normpath(text).split(os.sep)[0] == os.pardir:
         raise MediaPathError(f"{what}: media path '{text}' escapes the dataset folder {root} ('..')")
-    real_root = Path(root).resolve()
-    full = (Path(root) / p).resolve()
+    real_root = _real_root(str(root))
+    full = Path(_resolve_below(real_root, text))
     if not full.is_relative_to(real_root) and not external_symlinks_allowed():
         raise MediaPathError(
             f"{what}: media path '{text}' is a symlink to {full}, outside the dataset folder {root}; "
