@@ -10,7 +10,7 @@ from harness.frames.spec import FrameSpec
 from harness.hookspecs import hookimpl
 from harness.importers import ImportedRun, Importer, file_sha256
 from harness.media import Segment, VideoRef, media_identity
-from harness.model import Model
+from harness.model import Model, PartialGeneration
 from harness.requests import (
     Capabilities,
     ImagePart,
@@ -51,6 +51,7 @@ __all__ = [
     "MetricConfig",
     "Model",
     "Parsed",
+    "PartialGeneration",
     "Part",
     "Request",
     "Response",

@@ -1,8 +1,9 @@
 """The evaluator: tasks x one model -> per-sample records -> aggregated results, with caches and resume.
 
 One sample's path: doc -> messages (video refs) -> response-cache key (no decoding needed) -> on a miss,
-frames decoded through the frame cache and fitted to the model's capabilities -> model.generate (batched)
--> cached -> parsed and scored by the task. Per-sample problems become counted errors, never a crash
+frames decoded through the frame cache and fitted to the model's capabilities -> model.generate, batched
+(harness.pipeline: decoding ahead, requests in flight, each answer cached on arrival) -> parsed and
+scored by the task. Per-sample problems become counted errors, never a crash
 (unless strict). Samples are sharded across data-parallel ranks and gathered on rank 0.
 """
 
@@ -25,6 +26,7 @@ from harness.errors import HarnessError, StrictModeError
 from harness.frames import FrameCache, MediaError, decoder_versions, load_clip
 from harness.frames.spec import FrameSpec
 from harness.model import Model
+from harness.pipeline import GenerationPipeline
 from harness.requests import Message, Request, Response, VideoPart
 from harness.run_config import RunConfig
 from harness.task import MediaPathError, Parsed, Task
@@ -48,6 +50,7 @@ class Instance:
     response: Optional[Response] = None
     media_log: list[dict] = field(default_factory=list)
     error: Optional[dict] = None
+    rec: Optional[dict] = None  # the samples-file line once scored
 
 
 def stable_seed(*parts: Any) -> int:
@@ -162,6 +165,7 @@ class Evaluator:
                             )
                         )
                         inst.media_log.append(self._media_entry(inst, p, clip.indices, clip.timestamps))
+                        inst.media_log[-1]["fps"] = round(float(clip.fps), 6)  # frame folders: row or default
                     else:
                         content.append(p)
                 messages.append(Message(m.role, content))
@@ -196,51 +200,15 @@ class Evaluator:
             entry["frame_spec"] = part.spec.digest()
         return entry
 
-    # -- generation --------------------------------------------------------------------------------
-    def _generate(self, batch: list[Instance]) -> None:
-        ready, requests = [], []
-        for inst in batch:
-            req = self.decode(inst)
-            if req is not None:
-                ready.append(inst)
-                requests.append(req)
-        if not requests:
-            return
-        try:
-            responses = self.model.generate(requests)
-            if len(responses) != len(requests):
-                raise RuntimeError(
-                    f"model '{self.model.name}' returned {len(responses)} responses for {len(requests)} requests"
-                )
-        except HarnessError:
-            raise
-        except Exception as exc:  # generation failures are per-batch errors, counted
-            if self.cfg.strict:
-                raise StrictModeError(f"generation failed for task '{batch[0].task.name}': {exc}") from exc
-            for inst in ready:
-                inst.error = _error("generation", exc)
-            return
-        rows = []
-        for inst, resp in zip(ready, responses, strict=True):
-            inst.response = resp
-            rows.append(
-                (
-                    inst.key,
-                    {"response": resp.to_json(), "media": inst.media_log},
-                    self.model.name,
-                    inst.task.name,
-                )
-            )
-        self.stats["generated"] += len(rows)
-        if self.responses is not None:
-            self.responses.put_many(rows)
-
+    # -- generation ---------------------------------------------------------------------------------
     def run_instances(self, instances: list[Instance]) -> None:
         """Fill every instance's response (from the cache or the model) or error."""
         from tqdm import tqdm
 
         for inst in instances:
             self.prepare(inst, key=False)
+            if inst.error is not None and self.cfg.strict:
+                self.record(inst)  # raises: --strict stops before the first model call
         videos = [
             p.ref.path
             for i in instances
@@ -253,6 +221,8 @@ class Evaluator:
         for inst in instances:
             if inst.error is None:
                 self.key(inst)
+                if inst.error is not None and self.cfg.strict:
+                    self.record(inst)  # a video that cannot be keyed: --strict stops here too
         live = [i for i in instances if i.error is None]
         hits = self.responses.get_many([i.key for i in live]) if self.responses is not None else {}
         todo = []
@@ -271,17 +241,16 @@ class Evaluator:
             disable=not self.cfg.progress or not todo,
             leave=False,
         )
-        bs = max(1, self.cfg.batch_size)
         try:
-            for i in range(0, len(todo), bs):
-                self._generate(todo[i : i + bs])
-                bar.update(len(todo[i : i + bs]))
+            GenerationPipeline(self, bar).run(todo)
         finally:
             bar.close()
 
     # -- scoring -----------------------------------------------------------------------------------
     def record(self, inst: Instance) -> dict:
-        """The samples-file line for one instance."""
+        """The samples-file line for one instance (scored once: --strict scores on arrival)."""
+        if inst.rec is not None:
+            return inst.rec
         task, doc = inst.task, inst.doc
         rec: dict[str, Any] = {
             "doc_id": doc["doc_id"],
@@ -308,6 +277,7 @@ class Evaluator:
                 else f"the task could not use the answer: {rec['parsed']['unusable']}"
             )
             raise StrictModeError(f"task '{task.name}' doc '{doc['doc_id']}': {what}")
+        inst.rec = rec
         return rec
 
 

@@ -49,6 +49,9 @@ class VideoRef(BaseModel):
     path: str
     segments: Optional[tuple[Segment, ...]] = None
     label: Optional[str] = None
+    # Frame rate of a frame-folder video (a directory of frame images, harness/frames/folder.py), which has
+    # none of its own; None: the folder default. A video file's own rate always wins.
+    fps: Optional[float] = Field(default=None, gt=0)
 
     def source_indices(self, num_frames: int, fps: float) -> list[int]:
         """The clip as a list of source frame indices (the whole file when there are no segments)."""

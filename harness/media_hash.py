@@ -1,7 +1,7 @@
 """Content hashes of videos, computed once: a rerun reads no video to key its requests.
 
-A video's identity is the sha256 of its bytes (a folder of frame images: of its image files' names and
-bytes, in name order). Hashes are remembered per file version, (path, device, inode, size,
+A video's identity is the sha256 of its bytes (a folder of frame images: `harness.frames.folder.
+folder_identity`, its frames' names and bytes in frame order). Hashes are remembered per file version, (path, device, inode, size,
 modification time), in memory and, once `set_store(folder)` names a folder (the evaluator uses `<cache_dir>/hashes`),
 on disk: one tiny file per version, written atomically, so processes sharing a cache dir share hashes and
 a damaged entry is simply recomputed. `hash_files` hashes the videos not yet known in parallel (hashlib
@@ -43,12 +43,10 @@ def _check(path: Path) -> os.stat_result:
     return check_file(path)
 
 
-def _frame_files(folder: Path) -> list[os.DirEntry]:
-    from harness.frames.probe import FRAME_IMAGE_SUFFIXES
+def _frame_files(folder: Path) -> list[Path]:
+    from harness.frames.folder import frame_files  # the one definition of a frame folder's frames
 
-    with os.scandir(folder) as it:
-        files = [e for e in it if e.name.lower().endswith(FRAME_IMAGE_SUFFIXES) and e.is_file()]
-    return sorted(files, key=lambda e: e.name)
+    return frame_files(folder)
 
 
 def version_key(path: Path, st: os.stat_result) -> tuple:
@@ -57,9 +55,9 @@ def version_key(path: Path, st: os.stat_result) -> tuple:
     key: tuple = (os.path.abspath(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
     if stat.S_ISDIR(st.st_mode):
         inner = []
-        for e in _frame_files(path):
-            s = e.stat()
-            inner.append((e.name, s.st_size, s.st_mtime_ns, s.st_ino))
+        for f in _frame_files(path):
+            s = f.stat()
+            inner.append((f.name, s.st_size, s.st_mtime_ns, s.st_ino))
         key += (tuple(inner),)
     return key
 
@@ -112,14 +110,14 @@ def _remember(key: tuple, digest: str) -> None:
 
 
 def _read_digest(path: Path, st: os.stat_result) -> str:
+    if stat.S_ISDIR(st.st_mode):
+        from harness.frames.folder import folder_identity  # frames' names and bytes, in frame order
+
+        return folder_identity(path)
     h = hashlib.sha256()
-    files = [Path(e.path) for e in _frame_files(path)] if stat.S_ISDIR(st.st_mode) else [path]
-    for f_path in files:
-        if len(files) > 1 or f_path != path:
-            h.update(f_path.name.encode() + b"\0")
-        with open(f_path, "rb") as f:
-            for chunk in iter(lambda: f.read(1 << 20), b""):
-                h.update(chunk)
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
     return h.hexdigest()[:_DIGEST_LEN]
 
 

@@ -1,10 +1,35 @@
-"""The model adapter base class: what every model plugin implements."""
+"""The model adapter base class: what every model plugin implements.
+
+How a model reports results: `generate(requests)` returns one entry per request, in order, each a
+`Response` or an exception (that one request failed; the others' answers are kept). A model that can only
+raise may raise `PartialGeneration` carrying the same per-request list (None: never sent). Anything else
+raised fails every request of the call. `generate_iter` yields `(index, result)` pairs as answers finish,
+so the evaluator commits each to the response cache on arrival; the default wraps `generate`.
+`max_in_flight` is how many requests the backend works on at once: the evaluator keeps that many in flight
+across concurrent `generate_iter` calls (served adapters set it to their `concurrency`).
+"""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from collections.abc import Iterator, Sequence
+from typing import Any, ClassVar, Optional, Union
 
+from harness.errors import HarnessError
 from harness.requests import Capabilities, Request, Response, TaskInfo
+
+Result = Union[Response, BaseException]
+
+
+class PartialGeneration(RuntimeError):
+    """A generate call that answered only some requests.
+
+    `results[i]` is the Response to request i, the exception it failed with, or None when it was never
+    sent (e.g. a spending budget ran out). Finished answers are kept and cached; the rest become counted
+    `generation` errors carrying this exception's message."""
+
+    def __init__(self, message: str, results: Sequence[Optional[Result]]) -> None:
+        super().__init__(message)
+        self.results = list(results)
 
 
 class Model:
@@ -17,6 +42,9 @@ class Model:
     name: ClassVar[str] = "model"
     version: ClassVar[str] = "1"
     capabilities: Capabilities = Capabilities()
+    #: requests the backend can work on at once; > 1 lets the evaluator call generate_iter from that many
+    #: threads (each call thread-safe), whatever --batch_size is
+    max_in_flight: int = 1
 
     def __init__(self, **model_args: Any) -> None:
         self.model_args = dict(model_args)
@@ -28,9 +56,34 @@ class Model:
     def prepare_task(self, info: TaskInfo) -> None:
         """Called once per task before its requests (baselines read the answer space or prior here)."""
 
-    def generate(self, requests: list[Request]) -> list[Response]:
-        """Answer a batch of requests, one Response per request, in order."""
+    def generate(self, requests: list[Request]) -> list[Result]:
+        """Answer a batch of requests: one Response (or the exception that request failed with) per request, in order."""
         raise NotImplementedError(f"model '{self.name}' does not implement generate()")
+
+    def generate_iter(self, requests: list[Request]) -> Iterator[tuple[int, Result]]:
+        """(index, Response or exception) for every request, in the order answers finish."""
+        yield from enumerate(per_request_results(self, requests))
 
     def close(self) -> None:
         """Release resources (servers, GPU memory)."""
+
+
+def per_request_results(model: Model, requests: list[Request]) -> list[Result]:
+    """`model.generate(requests)` as one result per request: a failed call fails every request it did not
+    answer, a PartialGeneration keeps the answers it carries, a short list is an error for the missing."""
+    try:
+        out = list(model.generate(requests))
+    except PartialGeneration as exc:
+        out = [r if r is not None else exc for r in exc.results]
+    except HarnessError:  # the harness's own failures (e.g. a configuration mistake) stop the run
+        raise
+    except Exception as exc:  # a failed call: every request of it failed with this exception
+        return [exc] * len(requests)
+    if len(out) != len(requests):
+        err = RuntimeError(f"model '{model.name}' returned {len(out)} responses for {len(requests)} requests")
+        return [err] * len(requests)
+    return [r if isinstance(r, (Response, BaseException)) else _not_a_response(model, r) for r in out]
+
+
+def _not_a_response(model: Model, value: Any) -> BaseException:
+    return TypeError(f"model '{model.name}' returned {type(value).__name__}, not a Response")

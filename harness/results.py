@@ -90,9 +90,18 @@ def dumps_results(results: dict[str, Any]) -> str:
     return json.dumps(results, indent=2, sort_keys=True, default=str) + "\n"
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _escape_surrogates(line: str) -> str:
+    """Lone surrogates (invalid Unicode a server may send) as JSON escapes: the line stays valid UTF-8 and
+    json.loads gives the same text back."""
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", line)
+
+
 def write_samples(path: Path, records: list[dict[str, Any]]) -> None:
     """One JSON object per line, keys sorted, records in dataset order."""
-    lines = [json.dumps(r, sort_keys=True, default=str, ensure_ascii=False) for r in records]
+    lines = [_escape_surrogates(json.dumps(r, sort_keys=True, default=str, ensure_ascii=False)) for r in records]
     atomic_write_text(path, "\n".join(lines) + ("\n" if lines else ""))
 
 

@@ -169,7 +169,13 @@ class Task:
             parts: list = []
             field_name = self.config.media_field
             if field_name and doc.get(field_name):
-                parts.append(VideoPart(ref=VideoRef(path=str(doc[field_name]))))
+                fps = doc.get("fps")  # a frame-folder video's rate from the row (files keep their own)
+                fps = (
+                    float(fps)
+                    if isinstance(fps, (int, float)) and not isinstance(fps, bool) and fps > 0
+                    else None
+                )
+                parts.append(VideoPart(ref=VideoRef(path=str(doc[field_name]), fps=fps)))
             parts.append(TextPart(self.render_prompt(doc)))
             messages = [Message("user", parts)]
             if self.config.prompt.system:

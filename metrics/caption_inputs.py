@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from metrics.ptb_tokenizer import ptb_tokenize
+from metrics.ptb_java import tokenize_captions
 
 
 def caption_pairs(
@@ -15,7 +15,9 @@ def caption_pairs(
 
     candidates: a list of strings (one per sample) or a dict id -> string; references: a list of lists of
     strings or a dict id -> list of strings (same ids). With tokenize=False strings are used as they are
-    (already space-tokenized, as pycocoevalcap's scorers expect).
+    (already space-tokenized, as pycocoevalcap's scorers expect). With tokenize=True the references and the
+    candidates are tokenized in one batch each (as COCOEvalCap does) by `metrics.ptb_java.tokenize_captions`:
+    pycocoevalcap's Java PTBTokenizer where Java is installed, else the Python port.
     """
     if isinstance(candidates, Mapping) or isinstance(references, Mapping):
         if not (isinstance(candidates, Mapping) and isinstance(references, Mapping)):
@@ -49,10 +51,14 @@ def caption_pairs(
             raise ValueError(f"references[{i}]: expected a non-empty list of reference strings")
         if not all(isinstance(r, str) for r in ref_list):
             raise ValueError(f"references[{i}]: every reference must be a string")
-        if tokenize:
-            cands.append(ptb_tokenize(cand))
-            refs.append([ptb_tokenize(r) for r in ref_list])
-        else:
-            cands.append(cand)
-            refs.append(list(ref_list))
+        cands.append(cand)
+        refs.append(list(ref_list))
+    if tokenize:
+        cands = tokenize_captions(cands)
+        flat = tokenize_captions([r for ref_list in refs for r in ref_list])
+        out, k = [], 0
+        for ref_list in refs:
+            out.append(flat[k : k + len(ref_list)])
+            k += len(ref_list)
+        refs = out
     return cands, refs

@@ -1,8 +1,12 @@
-"""Referring segmentation and grounding measures: cumulative IoU (cIoU) and mean per-query IoU (gIoU).
+"""Referring segmentation and grounding measures as LISA's evaluation computes them: cIoU and gIoU.
 
-Definitions follow LISA (dvlab-research/LISA, validate()): cIoU = sum of intersections / sum of unions over
-the dataset; gIoU = mean over queries of the per-query IoU, where a query whose prediction and ground truth
-are both empty scores 1. LISA adds epsilons (1e-5, 1e-10) to the denominators; here the division is exact.
+Reference: dvlab-research/LISA, `train_ds.py::validate()`. Each image contributes, for every target mask,
+the foreground intersection I and union U (`intersectionAndUnionGPU`, class 1). Then
+  cIoU = sum(I) / (sum(U) + 1e-10)             -> 0.0 when every prediction and target is empty;
+  gIoU = mean over masks of I / (U + 1e-5), plus 1 where U == 0 (an empty target predicted empty scores 1).
+For video queries one frame is one image: gIoU averages the per-frame IoU over every frame of every query
+(a query with more frames weighs more, as an image with more masks does in LISA), and cIoU pools the pixel
+counts of all frames. `per_query_iou` is each query's mean frame IoU (the per-sample value).
 """
 
 from __future__ import annotations
@@ -14,9 +18,14 @@ import numpy as np
 
 from metrics.masks import as_boxes, mask_pair
 
+CIOU_EPS = 1e-10  # LISA: intersection_meter.sum / (union_meter.sum + 1e-10)
+GIOU_EPS = 1e-5  # LISA: intersection_i / (union_i + 1e-5)
 
-def _areas(predictions: Sequence[Any], ground_truths: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
-    """Per-query (intersection, union) pixel counts; each query's mask may span several frames."""
+
+def frame_areas(
+    predictions: Sequence[Any], ground_truths: Sequence[Any]
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per query, the per-frame (intersection, union) pixel counts as two int64 arrays of length T."""
     if isinstance(predictions, np.ndarray) or isinstance(ground_truths, np.ndarray):
         raise ValueError(
             "predictions/ground_truths: expected a list with one mask per query "
@@ -26,40 +35,59 @@ def _areas(predictions: Sequence[Any], ground_truths: Sequence[Any]) -> tuple[np
         raise ValueError(
             f"got {len(predictions)} predictions and {len(ground_truths)} ground truths; expected one of each per query"
         )
-    inter = np.zeros(len(predictions), dtype=np.int64)
-    union = np.zeros(len(predictions), dtype=np.int64)
+    out = []
     for i, (pred_i, gt_i) in enumerate(zip(predictions, ground_truths, strict=False)):
         try:
             pred, gt = mask_pair(pred_i, gt_i)
         except ValueError as err:
             raise ValueError(f"query {i}: {err}") from None
-        inter[i] = np.count_nonzero(pred & gt)
-        union[i] = np.count_nonzero(pred | gt)
-    return inter, union
-
-
-def per_query_iou(predictions: Sequence[Any], ground_truths: Sequence[Any]) -> np.ndarray:
-    """IoU of each query's predicted mask with its ground truth; 1.0 when both are empty."""
-    inter, union = _areas(predictions, ground_truths)
-    out = np.ones(len(inter), dtype=float)
-    nonempty = union > 0
-    out[nonempty] = inter[nonempty] / union[nonempty]
+        inter = np.count_nonzero((pred & gt).reshape(len(pred), -1), axis=1).astype(np.int64)
+        union = np.count_nonzero((pred | gt).reshape(len(pred), -1), axis=1).astype(np.int64)
+        out.append((inter, union))
     return out
 
 
-def ciou(predictions: Sequence[Any], ground_truths: Sequence[Any]) -> float:
-    """Cumulative IoU: total intersection over total union across all queries (1.0 if every union is empty)."""
-    inter, union = _areas(predictions, ground_truths)
-    if len(inter) == 0:
+def frame_iou(inter: np.ndarray, union: np.ndarray) -> np.ndarray:
+    """LISA's per-image IoU: I / (U + 1e-5), and 1.0 where U == 0 (no object, none predicted)."""
+    inter = np.asarray(inter, dtype=float)
+    union = np.asarray(union, dtype=float)
+    return inter / (union + GIOU_EPS) + (union == 0)
+
+
+def ciou_from_counts(inter: np.ndarray, union: np.ndarray) -> float:
+    """cIoU from pooled pixel counts: sum(I) / (sum(U) + 1e-10); nan when there is nothing to pool."""
+    inter, union = np.asarray(inter), np.asarray(union)
+    if inter.size == 0:
         return float("nan")
-    total_union = int(union.sum())
-    return 1.0 if total_union == 0 else float(inter.sum() / total_union)
+    return float(inter.sum() / (union.sum() + CIOU_EPS))
+
+
+def giou_from_counts(inter: np.ndarray, union: np.ndarray) -> float:
+    """gIoU from per-frame counts: the mean LISA per-image IoU; nan when there are no frames."""
+    ious = frame_iou(inter, union)
+    return float(ious.mean()) if ious.size else float("nan")
+
+
+def _pooled(predictions: Sequence[Any], ground_truths: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
+    areas = frame_areas(predictions, ground_truths)
+    if not areas:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    return np.concatenate([a[0] for a in areas]), np.concatenate([a[1] for a in areas])
+
+
+def per_query_iou(predictions: Sequence[Any], ground_truths: Sequence[Any]) -> np.ndarray:
+    """Each query's mean per-frame IoU (LISA's per-image IoU, 1 for a frame with both masks empty)."""
+    return np.array([frame_iou(i, u).mean() for i, u in frame_areas(predictions, ground_truths)], dtype=float)
+
+
+def ciou(predictions: Sequence[Any], ground_truths: Sequence[Any]) -> float:
+    """Cumulative IoU (LISA): total intersection / (total union + 1e-10) over all frames of all queries."""
+    return ciou_from_counts(*_pooled(predictions, ground_truths))
 
 
 def giou(predictions: Sequence[Any], ground_truths: Sequence[Any]) -> float:
-    """Mean per-query IoU (LISA's gIoU); a query with both masks empty counts as 1."""
-    ious = per_query_iou(predictions, ground_truths)
-    return float(ious.mean()) if ious.size else float("nan")
+    """LISA's gIoU: mean per-image (per-frame) IoU over all frames of all queries; empty/empty frames count 1."""
+    return giou_from_counts(*_pooled(predictions, ground_truths))
 
 
 def box_iou(boxes_a: Any, boxes_b: Any) -> np.ndarray:

@@ -25,9 +25,12 @@ METRICS: dict[str, tuple[str, str]] = {
     "j_and_f": ("metrics.davis:j_and_f", "DAVIS J&F with J/F mean, recall and decay for one object"),
     "ciou": (
         "metrics.grounding:ciou",
-        "cumulative IoU over a dataset: sum of intersections / sum of unions (LISA)",
+        "cumulative IoU (LISA): sum of intersections / (sum of unions + 1e-10) over all frames",
     ),
-    "giou": ("metrics.grounding:giou", "mean per-query mask IoU, 1 when both masks are empty (LISA)"),
+    "giou": (
+        "metrics.grounding:giou",
+        "LISA gIoU: mean per-image (per-frame) IoU, 1 when both masks are empty",
+    ),
     "giou_boxes": ("metrics.grounding:giou_boxes", "mean per-query IoU of [x, y, w, h] grounding boxes"),
     "ap50": ("metrics.coco_ap:ap50", "COCO AP at IoU 0.5 for boxes or masks (pycocotools COCOeval)"),
     "bleu4": ("metrics.bleu:bleu4", "corpus BLEU-4 as pycocoevalcap (closest reference length)"),

@@ -28,16 +28,20 @@ _UNICODE = {
     "\u2014": " -- ",
     "\u2026": " ... ",
     "\u00a0": " ",
+    "\u00a3": " # ",  # CoreNLP normalises currency: pound -> #, euro -> $, cent -> cents
+    "\u20ac": " $ ",
+    "\u00a2": " cents ",
+    "\u00a5": " \u00a5 ",
 }
 # Symbols CoreNLP always emits as their own token.
-_SYMBOLS = re.compile(r'([$%&*+=|~^\\\u00b0"();\[\]{}])')
+_SYMBOLS = re.compile(r'([$%*=|~^\\\u00b0"();\[\]{}]|\+(?!\d))')
 # Abbreviations whose final period CoreNLP keeps (titles, months, days, company and address forms).
 _ABBREVIATIONS = frozenset(
     """mr mrs ms mx dr drs prof profs sen sens rep reps gov govs gen col lt maj sgt capt cpl pvt adm rev hon
     pres st ste ave blvd rd jr sr bros esq messrs lieut brig det insp mt mfg
     inc co cos corp ltd plc dept univ assn intl sys natl elec invt bancorp bhd
     jan feb mar apr jun jul aug sep sept oct nov dec mon tue tues wed thu thurs fri
-    no nos pp etc vs cf al ft eg ie calif fla ala ariz colo conn mass mich minn okla tenn tex wash wisc wyo""".split()
+    nos pp etc vs cf al ft eg ie calif fla ala ariz colo conn mass mich minn okla tenn tex wash wisc wyo""".split()
 )
 _SPECIAL_WORDS = {
     "cannot": ["can", "not"],
@@ -85,6 +89,8 @@ def _period_token(word: str, next_word: str | None) -> list[str]:
         return [word]  # acronym such as u.s. or p.m.
     if stem.lower() in _ABBREVIATIONS:
         return [word]
+    if stem.lower() == "no" and next_word is not None and next_word[:1].isdigit():
+        return [word]  # "No. 5" (CoreNLP's number abbreviation); "no." elsewhere ends a sentence
     if re.fullmatch(r"[A-Za-z]", stem):
         # A single letter keeps its period unless a capitalised word follows (then it ends a sentence).
         # At the end of a caption CoreNLP's choice depends on the other captions of its batch; the
@@ -92,6 +98,8 @@ def _period_token(word: str, next_word: str | None) -> list[str]:
         if next_word is not None and next_word[:1].isupper():
             return [stem, "."]
         return [word]
+    if len(stem) > 1 and stem.endswith("'") and not stem.lower().endswith("'n'"):
+        return [stem[:-1], "'", "."]
     return [stem, "."]
 
 
@@ -124,12 +132,6 @@ def _split_chunk(chunk: str, next_chunk: str | None) -> list[str]:
         if match is None:
             break
         piece = match.group(1)
-        if (
-            piece == "'"
-            and re.search(r"(^|[^A-Za-z])[A-Za-z]'$", chunk) is None
-            and chunk.lower().endswith("n'")
-        ):
-            break
         if piece == "'" and chunk.lower() in {"'n'"}:
             break
         trailing.insert(0, "..." if piece.startswith("..") else piece)
@@ -144,11 +146,66 @@ def _split_chunk(chunk: str, next_chunk: str | None) -> list[str]:
                 continue
             if part.endswith(".") and i == len(parts) - 1:
                 follow = trailing[0] if trailing else next_chunk
+                if trailing and trailing[0] == "," and not re.fullmatch(r"[\d.,]*\.\d+", part[:-1]):
+                    tokens.extend(_split_contractions(part))  # a period before a comma stays (dog., no.,)
+                    continue
                 pieces = _period_token(part, None if trailing else follow)
                 tokens.extend(_split_contractions(pieces[0]) + pieces[1:])
             else:
                 tokens.extend(_split_contractions(part))
     return [t for t in tokens + trailing if t]
+
+
+_URL = re.compile(r"^(?:(?:https?|ftp)://|www\.)\S+?(?=[.,;:!?]*$)", re.IGNORECASE)
+_EMAIL = re.compile(r"^[A-Za-z0-9][^\s\"<>|(){}]*@[^\s\"<>|(){}.]+(?:\.[^\s\"<>|(){}.]+)*")
+_SMILEYS = {":)", ":(", ":-)", ":-(", ";)", ";-)", ":d", ";d", ":-d"}
+_WHOLE = {"c++", "c#", "f#"}
+# Pieces (after the pre-splits) that are tokens as they are: y' (y'all), currency prefixes (US$, HK$).
+_KEEP_WHOLE = re.compile(r"^(?:[Yy]'|[A-Z]{1,3}\$)$")
+# Pre-splits CoreNLP's lexer makes inside a chunk (patterns, replacement).
+_PRESPLITS = [
+    (re.compile(r"(?<![A-Za-z0-9])#(?=\d)"), " # "),  # #3 -> # 3
+    (re.compile(r"(\d[\d,]*\.\d+)(?=[A-Za-z])"), r"\1 "),  # 2.5km -> 2.5 km (3kg stays whole)
+    (re.compile(r"^([A-Za-z]+\d+)(?=(?:\.\d+)+[.,;:!?]*$)"), r"\1 "),  # v1.2.3 -> v1 .2.3
+    (re.compile(r"^([Nn][Oo]\.)(?=\d)"), r"\1 "),  # No.5 -> No. 5
+    (re.compile(r"(?<=[A-Za-z])'n'(?=[A-Za-z])"), " 'n' "),  # rock'n'roll
+    (re.compile(r"^([Yy]')(?=[A-Za-z])"), r"\1 "),  # y'all -> y' all
+    (re.compile(r"^([A-Z]{1,3}\$)(?=\d)"), r"\1 "),  # US$3 -> US$ 3
+    (re.compile(r"\+(?=\d)"), " +"),  # +3 stays signed, 3+4 -> 3 +4
+    (re.compile(r"(?<![A-Z])&|&(?![A-Z])"), " & "),  # AT&T, R&D stay whole
+]
+
+
+def _chunk_tokens(chunk: str, next_chunk: str | None) -> list[str]:
+    """Tokens of one whitespace-separated chunk: URL, e-mail, smiley and named tokens first, else the rules."""
+    low = chunk.lower()
+    if low in _SMILEYS:
+        return [chunk.replace(")", "-rrb-").replace("(", "-lrb-")]
+    bare = chunk.rstrip(".,;:!?")
+    if bare.lower() in _WHOLE:
+        return [bare] + (_split_chunk(chunk[len(bare) :], next_chunk) if len(bare) < len(chunk) else [])
+    url = _URL.match(chunk) or _EMAIL.match(chunk)
+    if url and "@" in url.group(0) and not chunk.endswith("."):
+        return [chunk]  # CoreNLP's e-mail token keeps trailing , ! ?
+    if url:
+        rest = chunk[url.end() :]
+        return [url.group(0)] + (_split_chunk(rest, next_chunk) if rest else [])
+    for pattern, repl in _PRESPLITS:
+        chunk = pattern.sub(repl, chunk)
+    out: list[str] = []
+    pieces = chunk.split()
+    for i, piece in enumerate(pieces):
+        follow = pieces[i + 1] if i + 1 < len(pieces) else next_chunk
+        if _KEEP_WHOLE.match(piece):
+            out.append(piece)
+            continue
+        subs = _SYMBOLS.sub(r" \1 ", piece).split()
+        for k, sub in enumerate(subs):
+            if sub in _BRACKETS:
+                out.append(_BRACKETS[sub])
+            elif sub != '"':
+                out.extend(_split_chunk(sub, subs[k + 1] if k + 1 < len(subs) else follow))
+    return out
 
 
 def ptb_tokenize(text: str) -> str:
@@ -157,16 +214,10 @@ def ptb_tokenize(text: str) -> str:
         raise ValueError(f"ptb_tokenize: expected a string caption, got {type(text).__name__}")
     for src, dst in _UNICODE.items():
         text = text.replace(src, dst)
-    text = _SYMBOLS.sub(r" \1 ", text)
     chunks = text.split()
     out: list[str] = []
     for i, chunk in enumerate(chunks):
-        if chunk in _BRACKETS:
-            out.append(_BRACKETS[chunk])
-            continue
-        if chunk == '"':
-            continue
-        out.extend(_split_chunk(chunk, chunks[i + 1] if i + 1 < len(chunks) else None))
+        out.extend(_chunk_tokens(chunk, chunks[i + 1] if i + 1 < len(chunks) else None))
     lowered = (t.lower() for t in out)
     return " ".join(
         t

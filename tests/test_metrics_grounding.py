@@ -3,13 +3,43 @@
 import numpy as np
 import pytest
 
-from metrics import ap50, box_iou, ciou, encode_rle, giou, giou_boxes, xywh_to_xyxy, xyxy_to_xywh
+from metrics import (
+    ap50,
+    box_iou,
+    ciou,
+    encode_rle,
+    giou,
+    giou_boxes,
+    per_query_iou,
+    xywh_to_xyxy,
+    xyxy_to_xywh,
+)
 
 
 def masks_pair(rng, n, h=20, w=24):
     preds = [rng.random((h, w)) < rng.uniform(0, 0.6) for _ in range(n)]
     gts = [rng.random((h, w)) < rng.uniform(0, 0.6) for _ in range(n)]
     return preds, gts
+
+
+def lisa_reference(queries_pred, queries_gt):
+    """LISA's validate() loop transcribed: one image per frame, meters summed over the dataset."""
+    inter_sum = union_sum = acc_sum = 0.0
+    count = 0
+    for pred, gt in zip(queries_pred, queries_gt, strict=True):
+        pred, gt = np.asarray(pred, bool), np.asarray(gt, bool)
+        pred, gt = (pred[None], gt[None]) if pred.ndim == 2 else (pred, gt)
+        for output_i, mask_i in zip(pred, gt, strict=True):  # each frame is one image with one mask
+            intersection_i = float(np.sum(output_i & mask_i))
+            union_i = float(np.sum(output_i | mask_i))
+            acc = intersection_i / (union_i + 1e-5)
+            if union_i == 0:
+                acc += 1.0  # no-object target
+            inter_sum += intersection_i
+            union_sum += union_i
+            acc_sum += acc  # acc_iou_meter.update(acc / 1, n=1)
+            count += 1
+    return inter_sum / (union_sum + 1e-10), acc_sum / count
 
 
 def test_hand_cases():
@@ -22,7 +52,37 @@ def test_hand_cases():
     # gIoU: mean(1/3, 1 (both empty), 0); cIoU: (4 + 0 + 0) / (12 + 0 + 8)
     assert giou(preds, gts) == pytest.approx((1 / 3 + 1 + 0) / 3)
     assert ciou(preds, gts) == pytest.approx(4 / 20)
-    assert ciou([empty], [empty]) == 1.0
+    # LISA: every mask empty -> cIoU 0/(0 + 1e-10) = 0, gIoU 1 (each image a no-object target).
+    assert ciou([empty], [empty]) == 0.0
+    assert giou([empty], [empty]) == 1.0
+
+
+def test_giou_averages_per_frame_not_per_pooled_query():
+    # One query over 2 frames: frame 0 IoU 4/12, frame 1 prediction dropped (IoU 0) -> gIoU 1/6,
+    # while pooling the query's pixels would give 4/20.
+    a = np.zeros((2, 4, 4), bool)
+    b = np.zeros((2, 4, 4), bool)
+    a[0, :2] = True
+    b[:, 1:3] = True
+    assert giou([a], [b]) == pytest.approx((4 / 12) / 2, rel=1e-5)
+    assert ciou([a], [b]) == pytest.approx(4 / 20)
+    assert per_query_iou([a], [b]).tolist() == pytest.approx([(4 / 12) / 2], rel=1e-5)
+
+
+def test_random_video_queries_equal_lisa_loop_exactly():
+    rng = np.random.default_rng(0)
+    preds, gts = [], []
+    for _ in range(25):
+        t = int(rng.integers(1, 6))
+        p = rng.random((t, 12, 10)) < rng.uniform(0, 0.5)
+        g = rng.random((t, 12, 10)) < rng.uniform(0, 0.5)
+        p[rng.random(t) < 0.3] = False  # dropped frames
+        g[rng.random(t) < 0.2] = False  # frames without the object
+        preds.append(p)
+        gts.append(g)
+    ref_ciou, ref_giou = lisa_reference(preds, gts)
+    assert ciou(preds, gts) == pytest.approx(ref_ciou, abs=1e-12)
+    assert giou(preds, gts) == pytest.approx(ref_giou, abs=1e-12)
 
 
 def test_random_against_straightforward_loops():
@@ -36,9 +96,9 @@ def test_random_against_straightforward_loops():
         sum(int(p[i, j] or g[i, j]) for i in range(p.shape[0]) for j in range(p.shape[1]))
         for p, g in zip(preds, gts, strict=False)
     ]
-    assert ciou(preds, gts) == pytest.approx(sum(inter) / sum(union), abs=1e-12)
+    assert ciou(preds, gts) == pytest.approx(sum(inter) / sum(union), rel=1e-9)
     assert giou(preds, gts) == pytest.approx(
-        np.mean([i / u if u else 1.0 for i, u in zip(inter, union, strict=False)]), abs=1e-12
+        np.mean([i / u if u else 1.0 for i, u in zip(inter, union, strict=False)]), rel=1e-5
     )
 
 
@@ -53,7 +113,7 @@ def test_ciou_equals_giou_when_all_unions_equal():
         g[10 - k : 15] = True
         preds.append(p.reshape(4, 5))
         gts.append(g.reshape(4, 5))
-    assert ciou(preds, gts) == pytest.approx(giou(preds, gts), abs=1e-12)
+    assert ciou(preds, gts) == pytest.approx(giou(preds, gts), rel=1e-5)
 
 
 def test_rle_and_arrays_identical():

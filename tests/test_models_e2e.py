@@ -22,7 +22,7 @@ pytest.importorskip("torch")
 pytest.importorskip("transformers")
 pytestmark = pytest.mark.hf
 
-from models.hf import tiny  # noqa: E402
+from tiny_checkpoints import Checkpoints  # noqa: E402
 
 CASES = [
     ("llava_onevision", "llava_video_7b"),
@@ -45,9 +45,8 @@ def data(tmp_path_factory) -> dict[str, Path]:
 
 
 @pytest.fixture(scope="module")
-def checkpoints(tmp_path_factory) -> dict[str, Path]:
-    root = tmp_path_factory.mktemp("tiny")
-    return {family: tiny.BUILDERS[family](root / family) for family in {f for f, _ in CASES}}
+def checkpoints() -> dict[str, Path]:
+    return Checkpoints()
 
 
 def _args(path: Path) -> dict:

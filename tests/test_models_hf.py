@@ -21,7 +21,9 @@ os.environ["HF_HUB_OFFLINE"] = "1"
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from models.hf import presets, tiny  # noqa: E402
+from tiny_checkpoints import Checkpoints  # noqa: E402
+
+from models.hf import presets  # noqa: E402
 
 pytestmark = pytest.mark.hf
 
@@ -33,13 +35,13 @@ CASES = [
     ("qwen2_vl", "qwen2_vl_7b"),
     ("qwen2_5_vl", "qwen2_5_vl_7b"),
     ("internvl", "internvl3_8b"),
+    ("qwen3_vl", "qwen3_vl_8b"),
 ]
 
 
 @pytest.fixture(scope="session")
-def checkpoints(tmp_path_factory):
-    root = tmp_path_factory.mktemp("tiny_vlms")
-    return {name: build(root / name) for name, build in tiny.BUILDERS.items()}
+def checkpoints():
+    return Checkpoints()
 
 
 _LOADED: dict = {}
@@ -176,10 +178,10 @@ def test_several_samples_per_prompt_come_back_in_structured(checkpoints):
 
 
 def test_qwen2_5_vl_sees_the_frames_real_spacing_in_time(checkpoints):
-    model = load(checkpoints, "qwen2_5_vl", "qwen2_5_vl_7b")
+    model = load(checkpoints, "qwen2_5_vl", "qwen2_5_vl_7b", recipe="none")
     slow = model.encode([request(3, QUESTIONS[0], fps=2.0)])["second_per_grid_ts"]
     fast = model.encode([request(3, QUESTIONS[0], fps=8.0)])["second_per_grid_ts"]
-    # two frames per temporal patch: 2 / fps seconds
+    # without the qwen-vl-utils recipe: the frames' own spacing, two frames per temporal patch: 2 / fps
     assert float(slow[0]) == pytest.approx(1.0)
     assert float(fast[0]) == pytest.approx(0.25)
 

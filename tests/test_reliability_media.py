@@ -18,7 +18,8 @@ import pytest
 from conftest import PLUGIN_PKG, harness_env, run_harness
 from harness.errors import ConfigError
 from harness.frames import FrameSpec, MediaError, load_clip
-from harness.frames.probe import check_file, is_frame_folder
+from harness.frames.folder import is_frame_folder
+from harness.frames.probe import check_file
 from harness.media import ALLOW_SYMLINKS_ENV, MediaPathError, VideoRef, media_identity, safe_media_path
 from harness.plugins import load_plugins
 from harness.results import read_samples

@@ -99,29 +99,30 @@ def test_shifted_boxes_through_the_evaluator_score_the_hand_computed_iou(small_s
     assert res["n_samples"] == len(rows) > 0 and res["n_invalid"] == res["n_errors"] == 0
     records = _records(out.samples_paths["rvtbench_grounding"])
     inter_sum = union_sum = 0
-    per_query = []
+    per_query, per_frame = [], []
     analytic = 0
     for doc_id, row in rows.items():
         h, w = row["height"], row["width"]
-        inter = union = 0
+        frame_ious = []
         for gt in row["answer"]["boxes"]:
             g, p = _fill(gt, h, w), _fill(_shift(gt), h, w)
-            inter, union = inter + np.count_nonzero(g & p), union + np.count_nonzero(g | p)
-        inter_sum, union_sum = inter_sum + inter, union_sum + union
-        per_query.append(inter / union)
-        assert records[doc_id]["scores"]["IoU"] == pytest.approx(inter / union)
+            inter, union = np.count_nonzero(g & p), np.count_nonzero(g | p)
+            inter_sum, union_sum = inter_sum + inter, union_sum + union
+            frame_ious.append(inter / (union + 1e-5) + (union == 0))  # LISA: one frame is one image
+        per_frame += frame_ious
+        per_query.append(np.mean(frame_ious))
+        assert records[doc_id]["scores"]["IoU"] == pytest.approx(np.mean(frame_ious), abs=1e-9)
         singles = [b[0] for b in row["answer"]["boxes"] if len(b) == 1]
         if len(singles) == len(row["answer"]["boxes"]) and all(
             x + bw + DX <= w and y + bh + DY <= h for x, y, bw, bh in singles
         ):  # one box per frame, inside the image after the shift: the overlap is (w - dx) x (h - dy)
-            i = sum((bw - DX) * (bh - DY) for _, _, bw, bh in singles)
-            u = sum(2 * bw * bh for _, _, bw, bh in singles) - i
-            assert records[doc_id]["scores"]["IoU"] == pytest.approx(i / u)
+            hand = [(bw - DX) * (bh - DY) / (2 * bw * bh - (bw - DX) * (bh - DY)) for _, _, bw, bh in singles]
+            assert records[doc_id]["scores"]["IoU"] == pytest.approx(np.mean(hand), rel=1e-5)
             analytic += 1
     assert analytic > 0
     overall = res["tables"]["by_category_level"]["overall"]
     assert overall["cIoU"] == pytest.approx(inter_sum / union_sum, abs=1e-6)
-    assert overall["gIoU"] == pytest.approx(np.mean(per_query), abs=1e-6)
+    assert overall["gIoU"] == pytest.approx(np.mean(per_frame), abs=1e-6)  # per image (frame), not per query
     assert res["metrics"]["IoU"]["value"] == pytest.approx(np.mean(per_query), abs=1e-6)
     assert overall["AP@50"] < 1.0
 

@@ -86,7 +86,8 @@ def test_shifted_boxes_score_the_hand_computed_iou():
     )
     parsed = parse(Response(text=text), doc)
     assert parsed.valid
-    assert score(parsed, doc["answer"], doc)["IoU"] == pytest.approx((8 + 25) / (24 + 25))
+    # LISA's per-image IoU averaged over the query's frames (not the query's pooled pixels (8 + 25) / (24 + 25)).
+    assert score(parsed, doc["answer"], doc)["IoU"] == pytest.approx((8 / 24 + 25 / 25) / 2, rel=1e-5)
     norm = json.dumps(
         {"coordinates": "normalized", "boxes": [{"frame": 0, "bbox_xywh": [0.1, 0.2, 0.2, 0.4]}]}
     )
@@ -141,3 +142,81 @@ def test_release_format_fixture_loads():
     assert rows[3]["categories"] == ["semantic", "temporal"] and rows[3]["level"] == 4
     assert rows[0]["video"] == "rvtbench/videos/demo.mp4" or rows[0]["video"] == "videos/demo.mp4"
     assert load_samples(FIXTURE, "test", {"task_type": "vqa"})[0]["answer"] == {"text": "The cup."}
+
+
+def test_report_prints_cider_d_on_its_own_scale_and_names_the_tokenizer():
+    from harness.report.formatting import value_text as format_cell
+    from tasks.rvtbench.report_sections import metric_table, rvtbench_sections
+
+    cell = {"n_samples": 3, "CIDEr-D": 9.5, "ROUGE-L": 0.5}
+    run = {
+        "_label": "m",
+        "results": {"rvtbench_vqa": {"tables": {"tokenizer": "T", "by_category_level": {"overall": cell}}}},
+    }
+    cider = metric_table([run], "rvtbench_vqa", "CIDEr-D")
+    assert "%" not in cider.title and "not a percentage" in cider.note
+    assert format_cell(cider.cell("m", "Overall")) == "9.500"
+    rouge = metric_table([run], "rvtbench_vqa", "ROUGE-L")
+    assert rouge.title.endswith("(%)") and format_cell(rouge.cell("m", "Overall")) == "50.0"
+    assert "tokenized by T" in rvtbench_sections([run])[1].text
+
+
+def _vqa_doc(canonical: str, kind: str, text: str) -> dict:
+    vocab = {"attribute": ["blue", "red", "cube", "large"], "count": ["0", "1", "2", "3"]}
+    return {
+        "id": "v",
+        "task_type": "vqa",
+        "query": "What is the colour of the large cube?",
+        "answer": {"text": text, "canonical": canonical, "kind": kind},
+        "answer_vocabulary": vocab,
+    }
+
+
+@pytest.mark.parametrize(
+    "reply, kind, canonical, correct",
+    [
+        ("The colour of the object is blue.", "attribute", "blue", True),
+        ("The colour of the object is red.", "attribute", "red", True),
+        ("blue or red", "attribute", "blue", False),  # two values: not an answer
+        ("There are two other objects with the same colour.", "count", "2", True),
+        ("3", "count", "2", False),
+        ("No, it does not move.", "yes_no", "no", True),
+        ("yes", "yes_no", "no", False),
+        ("It is to the left of the red cube, not the right.", "relation", "left", True),
+        ("It happens after the cube moves, not before.", "order", "after", True),
+    ],
+)
+def test_vqa_rule_judge(reply, kind, canonical, correct, monkeypatch):
+    monkeypatch.setenv("HARNESS_PTB_TOKENIZER", "python")
+    doc = _vqa_doc(canonical, kind, "The colour of the object is blue.")
+    parsed = parse(Response(text=reply), doc)
+    assert parsed.extra["correct"] is correct
+    assert score(parsed, doc["answer"], doc)["accuracy"] == float(correct)
+
+
+def test_right_template_wrong_value_scores_rouge_but_not_accuracy(monkeypatch):
+    monkeypatch.setenv("HARNESS_PTB_TOKENIZER", "python")
+    doc = _vqa_doc("blue", "attribute", "The colour of the object is blue.")
+    scores = score(parse(Response(text="The colour of the object is red."), doc), doc["answer"], doc)
+    assert scores["ROUGE-L"] > 0.8 and scores["accuracy"] == 0.0
+
+
+def test_vqa_judge_model_decides_when_given(monkeypatch):
+    monkeypatch.setenv("HARNESS_PTB_TOKENIZER", "python")
+
+    class Judge:
+        def __init__(self):
+            self.prompts, self.templates = [], {}
+
+        def register_template(self, template_id, text):
+            self.templates[template_id] = text
+
+        def ask(self, prompt, template_id="default"):
+            self.prompts.append(prompt)
+            return "Yes."
+
+    judge = Judge()
+    doc = _vqa_doc("blue", "attribute", "The colour of the object is blue.")
+    parsed = parse(Response(text="azure"), doc, judge)  # the rule judge would say wrong
+    assert parsed.extra["correct"] is True and "Correct answer: blue" in judge.prompts[0]
+    assert "rvtbench_vqa" in judge.templates

@@ -20,7 +20,7 @@ from typing import Any
 from .dt import write_dt
 from .facts import downsample, object_facts
 from .queries import video_samples
-from .tree import build_tree
+from .vqa import answer_vocabulary
 
 MANIFEST_VERSION = 1
 
@@ -67,6 +67,8 @@ def build_dataset(
     """Build every video: `sources` are (video id, video file, make_dt(video_rel) -> DT) triples."""
     out.mkdir(parents=True, exist_ok=True)
     samples: list[dict] = []
+    stats: dict = {}
+    all_facts: list[dict] = []
     iterator = sources
     if progress:
         from tqdm import tqdm
@@ -79,21 +81,37 @@ def build_dataset(
         write_dt(dt, out / "dt" / f"{video_id}.json")
         sampled = downsample(dt, options.downsample)
         facts = object_facts(sampled)
+        all_facts.append(facts)
         selection = selector.select(sampled, facts, rng)
-        trees = {obj: build_tree(obj, facts, rng) for obj, _ in selection}
         frames = evaluation_frames(dt["metadata"]["duration"], dt["metadata"]["fps"], options.eval_frames)
-        samples.extend(video_samples(dt, sampled, facts, selection, trees, writer, frames, video_id, rng))
+        samples.extend(video_samples(dt, sampled, facts, selection, writer, frames, video_id, rng, stats))
     lines = [json.dumps(s, sort_keys=True, separators=(",", ":")) for s in samples]
     tmp = out / ".test.jsonl.tmp"
     tmp.write_text("\n".join(lines) + ("\n" if lines else ""))
     tmp.replace(out / "test.jsonl")
-    manifest = _manifest(samples, options, len(sources), selector, writer)
+    manifest = _manifest(samples, options, len(sources), selector, writer, stats)
+    manifest["answer_vocabulary"] = answer_vocabulary(all_facts)  # the `random` baseline's VQA answers
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
     return manifest
 
 
-def _manifest(samples: list[dict], options: BuildOptions, n_videos: int, selector: Any, writer: Any) -> dict:
+TASK_TYPES = ("segmentation", "grounding", "vqa", "summary")
+CATEGORIES = ("semantic", "spatial", "temporal")
+MISSING_REASONS = {  # why a build can lack a task type (rules of builders/rvtbench/selection.py)
+    "segmentation": "no selected object got segmentation, or none of its queries was unique on the DT",
+    "grounding": "no selected object moves or passes another (the rules' grounding criterion), "
+    "or none of its queries was unique",
+    "vqa": "no selected object changes state, and no scene had two summary objects to give one VQA "
+    "by interactions, or none of its queries was unique",
+    "summary": "every selected object matched another type's rule (more --objects-per-video adds summaries)",
+}
+
+
+def _manifest(
+    samples: list[dict], options: BuildOptions, n_videos: int, selector: Any, writer: Any, stats: dict
+) -> dict:
     cells = Counter(f"{s['task_type']}|{c}|L{s['level']}" for s in samples for c in s["categories"])
+    every = [f"{t}|{c}|L{lv}" for t in TASK_TYPES for c in CATEGORIES for lv in (1, 2, 3, 4)]
     return {
         "builder": "rvtbench",
         "version": MANIFEST_VERSION,
@@ -106,6 +124,15 @@ def _manifest(samples: list[dict], options: BuildOptions, n_videos: int, selecto
             "by_category": dict(sorted(Counter(c for s in samples for c in s["categories"]).items())),
             "by_type_category_level": dict(sorted(cells.items())),
             "non_unique_referents": sum(1 for s in samples if not s["unique"]),
+            "missing_cells": [c for c in every if not cells.get(c)],
+            "rejected_ambiguous": stats.get("rejected_ambiguous", 0),
+            "category_fallbacks": stats.get("category_fallbacks", 0),
+            "no_unique_query": stats.get("no_unique_query", 0),
+            "segmentation_by_largest": getattr(selector, "largest_fallbacks", 0),
+            "vqa_by_interactions": getattr(selector, "interaction_fallbacks", 0),
+            "missing_task_types": {
+                t: MISSING_REASONS[t] for t in TASK_TYPES if not any(s["task_type"] == t for s in samples)
+            },
             "llm_fallbacks": {
                 "selector": getattr(selector, "fallbacks", 0),
                 "queries": getattr(writer, "fallbacks", 0),

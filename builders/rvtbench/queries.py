@@ -1,9 +1,14 @@
 """Queries per level and their ground truth (paper eq. 5): sub-tree -> expression -> query, executed on the DT.
 
-For each selected object and task type, levels L = 1..4 use the sub-tree R_{i,L}; a level is produced when
-the sub-tree is deep enough for a chain of L - 1 relations. Ground truth for segmentation and grounding is
-the executed expression's referents read from the full DT (RLE mask union and [x, y, w, h] boxes per
-evaluation frame); VQA and summary answers come from the templates or the query model.
+For each selected object, task type and level L = 1..4 the reasoning category is chosen first (rotating over
+semantic, spatial, temporal so every category x level cell is reached), the object's reasoning tree is built
+from relations of that kind only, and the query uses the sub-tree R_{i,L} to its full depth: a chain of L - 1
+object relations ending in a leaf (attribute, position or event) at depth L. When the chosen category has no
+such chain the next category is tried (counted as `category_fallbacks`). Every candidate is executed on the
+DT facts and kept only when exactly one object satisfies it; the others are counted (`rejected_ambiguous`).
+Ground truth for segmentation and grounding is the executed expression's referent read from the full DT
+(RLE mask and [x, y, w, h] boxes per evaluation frame); VQA and summary answers come from the templates or
+the query model.
 """
 
 from __future__ import annotations
@@ -18,11 +23,12 @@ from metrics import decode_rle, encode_rle
 from .facts import ObjectFacts
 from .llm_io import ask_json, dt_digest
 from .templates import query_text, vary
-from .tree import execute, expression_paths, make_expression, subtree
+from .tree import build_tree, execute, expression_paths, make_expression, subtree
 
 LEVELS = (1, 2, 3, 4)
 CATEGORIES = ("semantic", "spatial", "temporal")
 MAX_CANDIDATES = 8
+TREES_PER_CATEGORY = 4  # differently seeded trees (other relation chains) tried before the next category
 
 
 class TemplateQueries:
@@ -32,8 +38,8 @@ class TemplateQueries:
 
     def write(
         self, task_type: str, expr: dict, sub: dict, facts: dict, sampled: dict, rng: random.Random
-    ) -> tuple[str, str | None, list[str]]:
-        """(query, answer or None, categories)."""
+    ) -> tuple[str, str | dict | None, list[str]]:
+        """(query, answer or None, categories); a VQA answer is {text, canonical, kind}."""
         query, answer = query_text(task_type, expr, facts, rng)
         return query, answer, list(expr["categories"])
 
@@ -87,25 +93,33 @@ class LLMQueries:
         return reply["query"].strip(), reply["answer"].strip() if needs_answer else None, sorted(set(cats))
 
 
+def _innermost(expr: dict) -> dict:
+    while expr.get("child"):
+        expr = expr["child"]
+    return expr
+
+
 def choose_expression(
-    sub: dict, root: str, facts: dict[str, ObjectFacts], rng: random.Random
+    sub: dict, root: str, facts: dict[str, ObjectFacts], rng: random.Random, stats: dict | None = None
 ) -> tuple[dict, list[str]] | None:
-    """An expression for sub-tree `sub` using its full depth, preferring one whose referent is only the root."""
+    """A unique expression for sub-tree `sub` using its full depth (L - 1 relations and a leaf at depth L).
+
+    Candidates that more than one object satisfies on the DT are rejected and counted in
+    stats["rejected_ambiguous"]; None when no candidate is unique.
+    """
     paths = [p for p in expression_paths(sub) if len(p) == sub["level"] - 1]
-    if not paths:
-        return None
     rng.shuffle(paths)
-    fallback = None
     for path in paths[:MAX_CANDIDATES]:
         expr = make_expression(sub, path, rng, prefer_event=vary(rng))
-        if not expr["attrs"] and not expr["events"] and not expr.get("rel"):
-            continue
+        last = _innermost(expr)
+        if not (last["attrs"] or last["events"] or last.get("positions")):
+            continue  # the chain must end in a leaf at depth L (the level is the sub-tree's depth)
         referents = execute(expr, facts)
         if referents == [root]:
             return expr, referents
-        if fallback is None and root in referents:
-            fallback = (expr, referents)
-    return fallback
+        if stats is not None:
+            stats["rejected_ambiguous"] = stats.get("rejected_ambiguous", 0) + 1
+    return None
 
 
 def ground_truth(task_type: str, dt: dict, referents: list[str], eval_frames: list[int]) -> dict:
@@ -129,33 +143,66 @@ def ground_truth(task_type: str, dt: dict, referents: list[str], eval_frames: li
     return {"frames": list(eval_frames), "boxes": boxes}
 
 
+def _chosen(
+    obj: str, level: int, order: list[int], facts: dict, trees: dict, rng: random.Random, stats: dict
+) -> tuple[str, dict, dict, list[str]] | None:
+    """(category, sub-tree, expression, referents): the first category of `order`, else the next ones."""
+    for k, c in enumerate(order):
+        category = CATEGORIES[c]
+        for variant in range(TREES_PER_CATEGORY):
+            key = (obj, category, variant)
+            if key not in trees:
+                trees[key] = build_tree(obj, facts, rng, category=category)
+            sub = subtree(trees[key], level)
+            chosen = choose_expression(sub, obj, facts, rng, stats)
+            if chosen is not None:
+                if k:
+                    stats["category_fallbacks"] = stats.get("category_fallbacks", 0) + 1
+                return category, sub, chosen[0], chosen[1]
+    stats["no_unique_query"] = stats.get("no_unique_query", 0) + 1
+    return None
+
+
 def video_samples(
     dt: dict,
     sampled: dict,
     facts: dict[str, ObjectFacts],
     selection: list[tuple[str, list[str]]],
-    trees: dict[str, dict],
     writer: Any,
     eval_frames: list[int],
     video_id: str,
     rng: random.Random,
+    stats: dict | None = None,
 ) -> list[dict]:
-    """Every sample (the paper's tuple) of one video."""
+    """Every sample (the paper's tuple) of one video; query statistics accumulate in `stats`."""
     out = []
     meta = dt["metadata"]
-    for obj, types in selection:
-        for task_type in types:
+    stats = {} if stats is None else stats
+    trees: dict[tuple[str, str, int], dict] = {}
+    for n, (obj, types) in enumerate(selection):
+        for t, task_type in enumerate(types):
             for level in LEVELS:
-                sub = subtree(trees[obj], level)
-                chosen = choose_expression(sub, obj, facts, rng)
+                cells = stats.setdefault("cells", {})
+                # The category comes first: the one this task type x level has fewest queries of so far
+                # (rotation breaks ties), so every category x level cell is reached when the scenes allow.
+                order = sorted(
+                    range(len(CATEGORIES)),
+                    key=lambda c: (
+                        cells.get(f"{task_type}|{CATEGORIES[c]}|L{level}", 0),
+                        (c - n - t - level) % 3,
+                    ),
+                )
+                chosen = _chosen(obj, level, order, facts, trees, rng, stats)
                 if chosen is None:
                     continue
-                expr, referents = chosen
+                category, sub, expr, referents = chosen
+                for c in expr["categories"]:
+                    cells[f"{task_type}|{c}|L{level}"] = cells.get(f"{task_type}|{c}|L{level}", 0) + 1
                 query, answer, cats = writer.write(task_type, expr, sub, facts, sampled, rng)
                 if task_type in ("segmentation", "grounding"):
                     target = ground_truth(task_type, dt, referents, eval_frames)
                 else:
-                    target = {"text": answer}
+                    target = dict(answer) if isinstance(answer, dict) else {"text": answer}
                 out.append(
                     {
                         "id": f"{video_id}_o{obj}_{task_type}_L{level}",
@@ -170,6 +217,7 @@ def video_samples(
                         "object_id": obj,
                         "referents": referents,
                         "unique": referents == [obj],
+                        "primary_category": category,
                         "expression": expr,
                         "tree": sub,
                         "answer": target,

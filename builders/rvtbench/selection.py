@@ -3,8 +3,13 @@
 Rules (`rvtbench.selector.rules`), following the paper's criteria for each type:
   - VQA for objects with state changes (colour or size changes),
   - grounding for objects whose position matters (they move or pass another object),
-  - segmentation for objects with distinctive extent (mean area >= 2 % of the frame),
-  - summary otherwise (the object's attributes carry the description).
+  - segmentation for objects with distinctive extent (mean area >= 2 % of the frame); when no object of the
+    scene reaches that area, the largest selected object that would get summary (else the largest selected)
+    is the scene's most distinctive extent and gets segmentation (counted as `largest_fallbacks`), so
+    small-object scenes (CycliST) still have segmentation,
+  - summary otherwise (the object's attributes carry the description); when no object of the scene changes state,
+    the selected summary object with the most interactions (relations to other objects) gets VQA, the paper's
+    other VQA criterion (counted as `interaction_fallbacks`).
 Objects are ranked by interest (events first, then relations, then area); ties break by the seed.
 `assign="all"` gives every selected object all four types (small sets that must cover every type).
 """
@@ -18,6 +23,7 @@ from .facts import ObjectFacts
 from .llm_io import ask_json, dt_digest
 
 TASK_TYPES = ("segmentation", "grounding", "vqa", "summary")
+SEGMENTATION_AREA = 0.02  # mean mask area (fraction of the frame) that makes an object's extent distinctive
 
 
 def _mean_area(sampled: dict, i: str) -> float:
@@ -32,7 +38,7 @@ def rule_type(f: ObjectFacts, area: float) -> str:
         return "vqa"
     if any(e.startswith("moves") for e in f.events) or f.passes:
         return "grounding"
-    if area >= 0.02:
+    if area >= SEGMENTATION_AREA:
         return "segmentation"
     return "summary"
 
@@ -46,6 +52,8 @@ class RuleSelector:
         if assign not in ("rules", "all"):
             raise ValueError(f"--assign {assign}: expected 'rules' or 'all'")
         self.objects_per_video, self.assign = objects_per_video, assign
+        self.largest_fallbacks = 0
+        self.interaction_fallbacks = 0
 
     def select(
         self, sampled: dict, facts: dict[str, ObjectFacts], rng: random.Random
@@ -58,7 +66,20 @@ class RuleSelector:
         )[: self.objects_per_video]
         if self.assign == "all":
             return [(i, list(TASK_TYPES)) for i in ranked]
-        return [(i, [rule_type(facts[i], _mean_area(sampled, i))]) for i in ranked]
+        out = [(i, [rule_type(facts[i], _mean_area(sampled, i))]) for i in ranked]
+        if ranked and all(_mean_area(sampled, i) < SEGMENTATION_AREA for i in facts):
+            # The largest summary object (the rules' default type) if any, so grounding and VQA objects stay.
+            pool = [i for i, types in out if types == ["summary"]] or ranked
+            largest = max(pool, key=lambda i: (_mean_area(sampled, i), i))
+            out = [(i, ["segmentation"] if i == largest else types) for i, types in out]
+            self.largest_fallbacks += 1
+        summaries = [i for i, types in out if types == ["summary"]]
+        if len(summaries) > 1 and not any(rule_type(f, 0.0) == "vqa" for f in facts.values()):
+            links = {i: len(facts[i].object_links()) for i in summaries}
+            busiest = max(summaries, key=lambda i: (links[i], i))
+            out = [(i, ["vqa"] if i == busiest else types) for i, types in out]
+            self.interaction_fallbacks += 1
+        return out
 
 
 class LLMSelector:

@@ -10,9 +10,18 @@ from __future__ import annotations
 import random
 
 from .dt import RELATION_WORDS
-from .facts import ATTRIBUTE_ORDER, EVENT_WORDS, ObjectFacts
+from .facts import ATTRIBUTE_ORDER, EVENT_WORDS, POSITION_WORDS, TEMPORAL_RELATION_WORDS, ObjectFacts
+from .vqa import vqa_question
 
 REL_WORDS = {**RELATION_WORDS, "passes": "passing"}
+# Relations phrased as a verb clause ("that has the same colour as X") rather than "that is <rel> X".
+VERB_RELATIONS = {
+    **TEMPORAL_RELATION_WORDS,
+    "same_color_as": "has the same colour as",
+    "same_shape_as": "has the same shape as",
+    "same_material_as": "is made of the same material as",
+    "same_size_as": "has the same size as",
+}
 SEG_FORMS = ("Segment {e}.", "Please segment {e} in the video.", "Find and segment {e}.")
 GROUND_FORMS = (
     "Locate {e} in every frame.",
@@ -29,37 +38,31 @@ def phrase(expr: dict) -> str:
     noun = attrs.get("shape") or attrs.get("category") or "object"
     text = " ".join(["the", *adjs, noun])
     clauses = [f"that {EVENT_WORDS[e]}" for e in expr["events"]]
+    clauses += [f"that {POSITION_WORDS[p]}" for p in expr.get("positions", [])]
     if expr.get("rel"):
         child = phrase(expr["child"])
+        rel = expr["rel"]
         clauses.append(
-            f"that is {REL_WORDS[expr['rel']]} {child}" if expr["rel"] != "passes" else f"that passes {child}"
+            f"that {VERB_RELATIONS[rel]} {child}"
+            if rel in VERB_RELATIONS
+            else f"that is {REL_WORDS[rel]} {child}"
         )
     return text + (" " + " and ".join(clauses) if clauses else "")
 
 
 def query_text(
     task_type: str, expr: dict, facts: dict[str, ObjectFacts], rng: random.Random
-) -> tuple[str, str | None]:
-    """(query, answer) for one expression; the answer is None for segmentation and grounding."""
+) -> tuple[str, str | dict | None]:
+    """(query, answer) for one expression: None for segmentation and grounding, the summary text, or for VQA
+    {"text": sentence, "canonical": short answer, "kind": question kind} (builders/rvtbench/vqa.py)."""
     e = phrase(expr)
     if task_type == "segmentation":
         return rng.choice(SEG_FORMS).format(e=e), None
     if task_type == "grounding":
         return rng.choice(GROUND_FORMS).format(e=e), None
-    root = facts[expr["instance"]]
     if task_type == "vqa":
-        unused = [k for k in ATTRIBUTE_ORDER if k in root.attributes and k not in expr["attrs"]]
-        if unused:
-            key = rng.choice(unused)
-            word = "colour" if key == "color" else key
-            return f"What is the {word} of {e}?", f"The {word} of the object is {root.attributes[key]}."
-        events = [ev for ev in root.events if ev not in expr["events"]]
-        if events:
-            return f"What does {e} do during the video?", f"It {EVENT_WORDS[events[0]]}."
-        return (
-            f"Does {e} move during the video?",
-            "No, it stays in place." if not root.events else "Yes, it moves.",
-        )
+        kind, question, sentence, canonical = vqa_question(expr, facts, e, rng)
+        return question, {"text": sentence, "canonical": canonical, "kind": kind}
     if task_type == "summary":
         return rng.choice(SUMMARY_FORMS).format(e=e), summary_answer(expr, facts)
     raise ValueError(f"unknown task type '{task_type}'")
@@ -79,7 +82,9 @@ def summary_answer(expr: dict, facts: dict[str, ObjectFacts]) -> str:
             sentences.append(text + ".")
         if node.get("rel") and node.get("child"):
             child = facts[node["child"]["instance"]]
-            sentences.append(f"It is {REL_WORDS[node['rel']]} {child.description.rstrip('.')}.")
+            rel = node["rel"]
+            verb = VERB_RELATIONS.get(rel, f"is {REL_WORDS.get(rel, rel)}")
+            sentences.append(f"It {verb} {child.description.rstrip('.')}.")
         subject = "There is"
         node = node.get("child")
     return " ".join(sentences)

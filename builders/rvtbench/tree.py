@@ -1,9 +1,11 @@
 """Reasoning trees (paper Sec. 2.2): a DAG of entities and relations rooted at a selected object.
 
-Nodes are objects, attribute values and events; edges carry a relation and a reasoning category
-(semantic for attributes, spatial for positional relations, temporal for events and passing). The tree is
-grown breadth-first from the root without revisiting a node, so every node has one depth (its distance
-from the root) and `subtree(tree, L)` is exactly the nodes within L steps and the edges among them.
+Nodes are objects, attribute values, events and positions; edges carry a relation and a reasoning category
+(semantic: attributes and shared attributes; spatial: positions in the frame and positional relations;
+temporal: events, passing and shared motion). The tree is grown breadth-first from the root without
+revisiting a node, so every node has one depth (its distance from the root) and `subtree(tree, L)` is
+exactly the nodes within L steps and the edges among them. With `category` the tree holds only relations
+of that kind (the paper's query categories: the category is chosen first, then the tree is built from it).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from .facts import ATTRIBUTE_ORDER, ObjectFacts
 
 MAX_DEPTH = 4
 RELATIONS_PER_OBJECT = 1  # one new object per object: relation chains, so levels reach further objects
+LEAF_CATEGORY = {"attribute": "semantic", "event": "temporal", "position": "spatial"}
 
 
 def _object_node(i: str) -> str:
@@ -21,9 +24,14 @@ def _object_node(i: str) -> str:
 
 
 def build_tree(
-    root: str, facts: dict[str, ObjectFacts], rng: random.Random, max_depth: int = MAX_DEPTH
+    root: str,
+    facts: dict[str, ObjectFacts],
+    rng: random.Random,
+    max_depth: int = MAX_DEPTH,
+    category: str | None = None,
 ) -> dict:
-    """The reasoning tree R_i = (V_i, E_i) of object `root`, grown to `max_depth` steps."""
+    """The reasoning tree R_i = (V_i, E_i) of object `root`, grown to `max_depth` steps (one category's
+    relations when `category` is given, else every kind)."""
     nodes = {_object_node(root): {"id": _object_node(root), "kind": "object", "instance": root, "depth": 0}}
     edges: list[dict] = []
     frontier = [root]
@@ -32,9 +40,10 @@ def build_tree(
         for obj in frontier:
             src = _object_node(obj)
             f = facts[obj]
-            for name in [k for k in ATTRIBUTE_ORDER if k in f.attributes] + sorted(
+            names = [k for k in ATTRIBUTE_ORDER if k in f.attributes] + sorted(
                 set(f.attributes) - set(ATTRIBUTE_ORDER)
-            ):
+            )
+            for name in names if category in (None, "semantic") else []:
                 nid = f"{src}.{name}"
                 nodes[nid] = {
                     "id": nid,
@@ -46,13 +55,15 @@ def build_tree(
                 edges.append(
                     {"source": src, "target": nid, "relation": f"has_{name}", "category": "semantic"}
                 )
-            for event in f.events:
+            for event in f.events if category in (None, "temporal") else []:
                 nid = f"{src}.{event}"
                 nodes[nid] = {"id": nid, "kind": "event", "event": event, "depth": depth}
                 edges.append({"source": src, "target": nid, "relation": event, "category": "temporal"})
-            links = [(other, rel, "spatial") for other, rels in f.relations.items() for rel in sorted(rels)]
-            links += [(other, "passes", "temporal") for other in sorted(f.passes)]
-            links = [link for link in links if _object_node(link[0]) not in nodes]
+            for pos in sorted(f.positions) if category in (None, "spatial") else []:
+                nid = f"{src}.{pos}"
+                nodes[nid] = {"id": nid, "kind": "position", "position": pos, "depth": depth}
+                edges.append({"source": src, "target": nid, "relation": pos, "category": "spatial"})
+            links = [link for link in f.object_links(category) if _object_node(link[0]) not in nodes]
             rng.shuffle(links)
             used: set[str] = set()
             for other, rel, category in links:
@@ -115,7 +126,7 @@ def leaves_of(sub: dict, node_id: str) -> list[dict]:
 
 
 def make_expression(sub: dict, path: list[dict], rng: random.Random, prefer_event: bool) -> dict:
-    """A nested constraint {instance, attrs, events, rel, child, categories} along `path` in the sub-tree."""
+    """A nested constraint {instance, attrs, events, positions, rel, child, categories} along `path`."""
     nodes = {n["id"]: n for n in sub["nodes"]}
     chain = [sub["root"]] + [e["target"] for e in path]
     expr: dict | None = None
@@ -126,22 +137,28 @@ def make_expression(sub: dict, path: list[dict], rng: random.Random, prefer_even
         last = k == len(chain) - 1
         attr_edges = [e for e in leaves if nodes[e["target"]]["kind"] == "attribute"]
         event_edges = [e for e in leaves if nodes[e["target"]]["kind"] == "event"]
+        pos_edges = [e for e in leaves if nodes[e["target"]]["kind"] == "position"]
         if 0 < k < len(chain) - 1:
-            attr_edges, event_edges = [], []  # intermediate objects are reached through relations only
+            attr_edges, event_edges, pos_edges = [], [], []  # intermediate objects: reached by relations only
         if event_edges and (prefer_event or not attr_edges):
             events.append(nodes[rng.choice(event_edges)["target"]]["event"])
         if attr_edges and (last or not events):
             chosen = rng.sample(attr_edges, k=min(len(attr_edges), 2 if last else 1))
             attrs = {nodes[e["target"]]["name"]: nodes[e["target"]]["value"] for e in chosen}
+        positions = []
+        if pos_edges and (last or not (attrs or events)):
+            positions.append(nodes[rng.choice(pos_edges)["target"]]["position"])
         rel = path[k]["relation"] if k < len(path) else None
         cats = {"semantic"} if attrs else set()
         cats |= {"temporal"} if events else set()
+        cats |= {"spatial"} if positions else set()
         if rel is not None:
             cats |= {path[k]["category"]} | set(expr["categories"])
         expr = {
             "instance": nodes[node]["instance"],
             "attrs": attrs,
             "events": events,
+            "positions": positions,
             "rel": rel,
             "child": expr if rel is not None else None,
             "categories": sorted(cats),
@@ -158,12 +175,10 @@ def execute(expr: dict, facts: dict[str, ObjectFacts]) -> list[str]:
             continue
         if any(ev not in f.events for ev in expr["events"]):
             continue
+        if any(p not in f.positions for p in expr.get("positions", [])):
+            continue
         if expr.get("rel"):
-            targets = (
-                f.passes
-                if expr["rel"] == "passes"
-                else {j for j, rels in f.relations.items() if expr["rel"] in rels}
-            )
+            targets = f.related(expr["rel"])
             if not any(j in targets and j != i for j in child):
                 continue
         out.append(i)

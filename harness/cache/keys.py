@@ -32,6 +32,8 @@ def canonical_messages(messages: list[Message]) -> list[dict[str, Any]]:
                     p.spec is not None
                 ):  # a clip's own frame spec (only when set: other keys stay as they were)
                     part["spec"] = p.spec.canonical()
+                if p.ref.fps is not None:  # a frame folder's rate (only when set, like spec)
+                    part["fps"] = float(p.ref.fps)
                 parts.append(part)
             elif isinstance(p, ImagePart):
                 parts.append({"image": hashlib.sha256(p.image.tobytes()).hexdigest()[:32], "label": p.label})

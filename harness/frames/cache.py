@@ -44,15 +44,19 @@ def frame_cache_key(media_id: str, ref: VideoRef, spec: FrameSpec, decoder_versi
     """Key of a decoded clip: media content identity + clip segments + frame spec + decoder version.
 
     The path and label of `ref` are left out on purpose: a moved or relabelled file keeps its entries.
+    A frame-folder rate (`ref.fps`) is part of the key when given (it moves timestamps and fps sampling).
     """
+    fields = {
+        "v": FRAME_CACHE_VERSION,
+        "media": media_id,
+        "segments": ref.clip_key(),
+        "spec": spec.canonical(),
+        "decoder": decoder_version,
+    }
+    if ref.fps is not None:
+        fields["fps"] = float(ref.fps)
     blob = json.dumps(
-        {
-            "v": FRAME_CACHE_VERSION,
-            "media": media_id,
-            "segments": ref.clip_key(),
-            "spec": spec.canonical(),
-            "decoder": decoder_version,
-        },
+        fields,
         sort_keys=True,
         separators=(",", ":"),
     )

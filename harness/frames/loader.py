@@ -17,6 +17,7 @@ from harness.frames.cache import FrameCache, frame_cache_key
 from harness.frames.clip import DecodedClip
 from harness.frames.decord_decoder import decode_decord, decord_available
 from harness.frames.errors import MediaError
+from harness.frames.folder import decode_folder, folder_decoder_version, index_folder, is_frame_folder
 from harness.frames.probe import VideoIndex, check_file, index_video
 from harness.frames.pyav_decoder import decode_pyav
 from harness.frames.sampler import sample_indices
@@ -114,15 +115,18 @@ def load_clip(ref: VideoRef, spec: FrameSpec, cache: Optional[FrameCache] = None
 
 def _load_clip(ref: VideoRef, spec: FrameSpec, cache: Optional[FrameCache]) -> DecodedClip:
     path = ref.path
+    folder = is_frame_folder(path)  # a directory of frame images is a video (harness/frames/folder.py)
     key = None
     if cache is not None:
-        check_file(path)
-        key = frame_cache_key(media_identity(path), ref, spec, decoder_version_for(spec))
+        if not folder:
+            check_file(path)
+        version = folder_decoder_version() if folder else decoder_version_for(spec)
+        key = frame_cache_key(media_identity(path), ref, spec, version)
         hit = cache.get(key)
         if hit is not None:
             log.debug("frames %s: cache hit, indices %s", path, hit.indices)
             return hit
-    index = index_video(path)
+    index = index_folder(path, ref.fps) if folder else index_video(path)
     info = index.info
     clip = ref.source_indices(info.num_frames, info.fps)
     if not clip:
@@ -133,7 +137,10 @@ def _load_clip(ref: VideoRef, spec: FrameSpec, cache: Optional[FrameCache]) -> D
     source = [clip[p] for p in positions]
     wanted = sorted(set(source))
     size = target_size(info.width, info.height, spec)
-    decoded, decoder = decode_frames(path, index, wanted, size, spec)
+    if folder:
+        decoded, decoder = decode_folder(index, wanted, size), folder_decoder_version()
+    else:
+        decoded, decoder = decode_frames(path, index, wanted, size, spec)
     if source == wanted:
         frames = decoded
     else:

@@ -55,26 +55,12 @@ _memo_lock = threading.Lock()
 _MEMO_MAX = 512
 
 
-#: Image suffixes that make a directory a video (a folder of frame images, DAVIS style).
-FRAME_IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
-
 _NOT_A_FILE = (
     (stat.S_ISFIFO, "a FIFO (named pipe)"),
     (stat.S_ISSOCK, "a socket"),
     (stat.S_ISCHR, "a character device"),
     (stat.S_ISBLK, "a block device"),
 )
-
-
-def is_frame_folder(path: str | os.PathLike) -> bool:
-    """Whether `path` is a directory holding frame images (*.jpg, *.jpeg, *.png): a video, DAVIS style."""
-    try:
-        with os.scandir(path) as it:
-            return any(
-                e.name.lower().endswith(FRAME_IMAGE_SUFFIXES) and e.is_file() for e in it
-            )
-    except OSError:
-        return False
 
 
 def check_file(path: str | os.PathLike) -> os.stat_result:
@@ -93,6 +79,8 @@ def check_file(path: str | os.PathLike) -> os.stat_result:
     except OSError as exc:
         raise MediaError(p, "unreadable", f"{type(exc).__name__}: {exc.strerror or exc}") from None
     if stat.S_ISDIR(st.st_mode):
+        from harness.frames.folder import is_frame_folder  # lazy: folder.py imports this module
+
         if is_frame_folder(p):
             return st
         raise MediaError(p, "not_a_file", "a directory without frame images (*.jpg, *.jpeg, *.png)")
@@ -201,6 +189,13 @@ def index_video(path: str | os.PathLike) -> VideoIndex:
     return index
 
 
-def probe_video(path: str | os.PathLike) -> VideoInfo:
-    """Frame count, fps, width, height, duration and codec of `path`; MediaError when unreadable."""
+def probe_video(path: str | os.PathLike, fps: float | None = None) -> VideoInfo:
+    """Frame count, fps, width, height, duration and codec of `path`; MediaError when unreadable.
+
+    `path` may be a frame folder (harness/frames/folder.py); `fps` is then its frame rate (default 24).
+    """
+    from harness.frames.folder import index_folder, is_frame_folder
+
+    if is_frame_folder(path):
+        return index_folder(path, fps).info
     return index_video(path).info

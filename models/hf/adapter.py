@@ -9,6 +9,7 @@ a model is built, never when the plugin registers.
 from __future__ import annotations
 
 import json
+import logging
 import os
 from collections import OrderedDict
 from typing import Any, ClassVar, Optional
@@ -16,8 +17,13 @@ from typing import Any, ClassVar, Optional
 from harness.model import Model
 from harness.requests import Capabilities, Request, Response
 from models.args import as_bool, as_int, as_str
+from models.hf import budget as budgets
+from models.hf import recipes
 from models.hf.conversation import to_conversation
 from models.hf.generation import GenerationPlan, cut_at_stop, plan_generation
+from models.hf.render import flatten, insert_after_videos, media_strings
+
+log = logging.getLogger(__name__)
 
 DTYPES = ("auto", "bfloat16", "float16", "float32")
 _ARGS = (
@@ -29,10 +35,17 @@ _ARGS = (
     "max_frames",
     "trust_remote_code",
     "max_new_tokens",
+    "recipe",
 )
 # Args that say where the model runs, not what it answers: kept out of identity() so that cache keys and
 # results do not depend on the device layout or the number of ranks.
 _PLACEMENT_ARGS = ("device_map",)
+
+
+class RaggedClips(ValueError):
+    """Clips of different frame counts that the model's processor cannot put in one batch."""
+
+    reason = "ragged_clips"
 
 
 class HFModel(Model):
@@ -41,7 +54,8 @@ class HFModel(Model):
     Args: pretrained (hub id or folder), revision, dtype (auto|bfloat16|float16|float32), device_map (auto,
     cpu, cuda:0, ...; under a data-parallel launch "auto" means this rank's GPU), attn_implementation
     (eager|sdpa|flash_attention_2), max_frames (frame budget the harness lowers the task's to),
-    trust_remote_code, max_new_tokens (default when the task sets none).
+    trust_remote_code, max_new_tokens (default when the task sets none), recipe (`authors`, the preset's
+    inference recipe, or `none`; see models/hf/recipes.py).
     """
 
     name: ClassVar[str] = "hf"
@@ -53,6 +67,7 @@ class HFModel(Model):
     default_gen_kwargs: ClassVar[dict[str, Any]] = {}
     multi_video: ClassVar[bool] = True
     expected_model_types: ClassVar[tuple[str, ...]] = ()
+    default_recipe: ClassVar[str] = "none"
 
     def __init__(self, **model_args: Any) -> None:
         super().__init__(**model_args)
@@ -83,10 +98,15 @@ class HFModel(Model):
         max_new = as_int(model_args.get("max_new_tokens"), "max_new_tokens", self.name, 1)
         if max_new is not None:
             self.gen_defaults["max_new_tokens"] = max_new
+        # read raw: as_str turns the word "none" into None, which here would mean "the default recipe"
+        raw_recipe = model_args.get("recipe")
+        self.recipe = recipes.resolve(
+            str(raw_recipe) if raw_recipe is not None else None, self.default_recipe, self.name
+        )
+        self._load()
         self.capabilities = Capabilities(
             video=True, multi_video=self.multi_video, images=True, max_frames=self.max_frames
         )
-        self._load()
 
     # ----------------------------------------------------------------- loading
     def _resolved_device_map(self) -> Any:
@@ -147,6 +167,35 @@ class HFModel(Model):
         self._pad_id = tokenizer.pad_token_id
         if self.model.generation_config.pad_token_id is None:
             self.model.generation_config.pad_token_id = self._pad_id
+        self._media_strings = media_strings(self.processor)
+        self._media_ids = {
+            i
+            for i in (
+                getattr(self.processor, "video_token_id", None),
+                getattr(self.processor, "image_token_id", None),
+            )
+            if i is not None
+        }
+        self._fit_budget(model_type, config)
+
+    def _fit_budget(self, model_type: str, config: Any) -> None:
+        """Lower the frame budget up front when the preset's frames would overflow the context."""
+        self.budget = budgets.compute(model_type, config, self.processor, self.recipe.name)
+        self.budget_lowered_from: Optional[int] = None
+        fit = self.budget.frames_fit
+        if fit is not None and (self.max_frames is None or self.max_frames > fit):
+            log.warning(
+                "model '%s': %s frames x %.1f visual tokens would overflow the %s-token context of '%s'; "
+                "the frame budget is lowered to %d",
+                self.name,
+                self.max_frames if self.max_frames is not None else "unbounded",
+                self.budget.tokens_per_frame,
+                self.budget.context_length,
+                self.pretrained,
+                fit,
+            )
+            self.budget_lowered_from = self.max_frames
+            self.max_frames = fit
 
     # ----------------------------------------------------------------- identity
     def identity(self) -> dict[str, Any]:
@@ -159,6 +208,8 @@ class HFModel(Model):
             "max_frames": self.max_frames,
             "trust_remote_code": self.trust_remote_code,
             "gen_defaults": self.gen_defaults,
+            "recipe": self.recipe.name,
+            "budget": {**self.budget.as_dict(), "lowered_from": self.budget_lowered_from},
         }
         return {"name": self.name, "version": self.version, "args": args}
 
@@ -167,7 +218,10 @@ class HFModel(Model):
         """Answer a batch: requests sharing generation kwargs run as one left-padded `generate` call."""
         groups: OrderedDict[str, list[int]] = OrderedDict()
         for i, request in enumerate(requests):
-            key = json.dumps(request.gen_kwargs or {}, sort_keys=True, default=str)
+            # one group per clip layout: the recipe's processor kwargs depend on the number of clips (a per-clip
+            # pixel budget), and LLaVA processors stack a batch's clips into one tensor (equal frame counts)
+            clips = [len(p.frames) if p.frames is not None else 0 for p in recipes.videos_of(request)]
+            key = json.dumps([request.gen_kwargs or {}, clips], sort_keys=True, default=str)
             groups.setdefault(key, []).append(i)
         responses: list[Optional[Response]] = [None] * len(requests)
         for indices in groups.values():
@@ -178,39 +232,71 @@ class HFModel(Model):
         return [r for r in responses if r is not None]
 
     def encode(self, requests: list[Request]) -> Any:
-        """The processor's model inputs for a batch (left-padded), on the model's input device."""
+        """The processor's model inputs for a batch (left-padded), on the model's input device.
+
+        The recipe's texts go after each video, each media entry becomes the chat template's own
+        placeholder text in place (models/hf/render.py), and the processor expands the placeholders.
+        Each row's visual token count is kept in `inputs["visual_tokens"]` (a list, not a tensor)."""
         import torch
 
-        conversations, metadata = [], []
+        prompts, videos, images, metadata = [], [], [], []
+        n_videos = 0
         for request in requests:
+            request = self.recipe.prepare(request)
             messages, video_meta = to_conversation(request)
-            conversations.append(messages)
-            metadata.append(video_meta)
-        processor_kwargs: dict[str, Any] = {"padding": True, "padding_side": "left"}
-        if any(metadata):
-            processor_kwargs["video_metadata"] = metadata
-        inputs = self.processor.apply_chat_template(
-            conversations,
-            add_generation_prompt=True,
-            tokenize=True,
-            return_dict=True,
-            return_tensors="pt",
-            processor_kwargs=processor_kwargs,
-        )
+            parts = recipes.videos_of(request)
+            n_videos = max(n_videos, len(parts))
+            messages = insert_after_videos(messages, [self.recipe.texts_after_video(p) for p in parts])
+            metadata.extend(self.recipe.metadata(p, m) for p, m in zip(parts, video_meta, strict=True))
+            flat, vids, imgs = flatten(messages, self._media_strings)
+            videos.extend(vids)
+            images.extend(imgs)
+            prompts.append(
+                self.processor.apply_chat_template(flat, tokenize=False, add_generation_prompt=True)
+            )
+        kwargs: dict[str, Any] = {"padding": True, "padding_side": "left", "return_tensors": "pt"}
+        if videos:
+            kwargs["videos"] = videos
+            kwargs["video_metadata"] = metadata
+            # as videos_kwargs: a top-level `size` would resize the images of the request too
+            extra = self.recipe.processor_kwargs(self.budget.context_length, n_videos)
+            if extra:
+                kwargs["videos_kwargs"] = extra
+        if images:
+            kwargs["images"] = images
+        try:
+            inputs = self.processor(text=prompts, **kwargs)
+        except ValueError as err:
+            counts = sorted({len(v) for v in videos})
+            if "pixel_values_videos" in str(err) and len(counts) > 1:
+                raise RaggedClips(
+                    f"model '{self.name}': the processor of '{self.pretrained}' stacks all clips of a batch into "
+                    f"one tensor, but these clips hold {counts} frames; give the task's clips equal frame counts "
+                    "(a frame spec with a count every clip reaches) or lower max_frames"
+                ) from err
+            raise
+        visual = [sum(int((row == i).sum()) for i in self._media_ids) for row in inputs["input_ids"]]
+        for request, length, vis in zip(
+            requests, inputs["attention_mask"].sum(dim=1).tolist(), visual, strict=True
+        ):
+            where = f"model '{self.name}', request doc_id={request.doc_id!r} of task {request.task!r}"
+            budgets.check_prompt(int(length), vis, self.budget.context_length, where)
         dtype = self.model.dtype
-        moved = {}
+        moved: dict[str, Any] = {}
         for key, value in inputs.items():
             if isinstance(value, torch.Tensor):
                 value = value.to(self._input_device)
                 if key.startswith("pixel_values") and torch.is_floating_point(value):
                     value = value.to(dtype)
             moved[key] = value
+        moved["visual_tokens"] = visual
         return moved
 
     def _generate_batch(self, requests: list[Request], plan: GenerationPlan) -> list[Response]:
         import torch
 
         inputs = self.encode(requests)
+        visual = inputs.pop("visual_tokens")
         if plan.seed is not None:
             torch.manual_seed(int(plan.seed))
         with torch.inference_mode():
@@ -228,6 +314,7 @@ class HFModel(Model):
             usage = {
                 "prompt_tokens": int(prompt_tokens[i]),
                 "completion_tokens": sum(completion[r] for r in rows),
+                "visual_tokens": int(visual[i]),
             }
             structured = {"samples": samples} if n > 1 else None
             responses.append(Response(text=samples[0], structured=structured, usage=usage))

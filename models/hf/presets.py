@@ -17,6 +17,7 @@ _LLAVA_NEXT_VIDEO_TYPES = ("llava_next_video",)
 _QWEN2_VL_TYPES = ("qwen2_vl",)
 _QWEN2_5_VL_TYPES = ("qwen2_5_vl",)
 _INTERNVL_TYPES = ("internvl",)
+_QWEN3_VL_TYPES = ("qwen3_vl",)
 
 
 class _Preset(HFModel):
@@ -37,6 +38,7 @@ class LlavaVideo7B(_Preset):
     default_pretrained: ClassVar[Optional[str]] = "llava-hf/LLaVA-Video-7B-Qwen2-hf"
     default_max_frames: ClassVar[Optional[int]] = 80
     expected_model_types: ClassVar[tuple[str, ...]] = _LLAVA_OV_TYPES
+    default_recipe: ClassVar[str] = "llava_video_time"
 
 
 class LlavaVideo72B(LlavaVideo7B):
@@ -63,6 +65,7 @@ class LlavaOnevision7B(_Preset):
     default_pretrained: ClassVar[Optional[str]] = "llava-hf/llava-onevision-qwen2-7b-ov-hf"
     default_max_frames: ClassVar[Optional[int]] = 160
     expected_model_types: ClassVar[tuple[str, ...]] = _LLAVA_OV_TYPES
+    default_recipe: ClassVar[str] = "llava_onevision_card"
 
 
 class LlavaOnevision72B(LlavaOnevision7B):
@@ -84,6 +87,7 @@ class LlavaNextVideo7B(_Preset):
     default_pretrained: ClassVar[Optional[str]] = "llava-hf/LLaVA-NeXT-Video-7B-hf"
     default_max_frames: ClassVar[Optional[int]] = 32
     expected_model_types: ClassVar[tuple[str, ...]] = _LLAVA_NEXT_VIDEO_TYPES
+    default_recipe: ClassVar[str] = "llava_next_video_card"
 
 
 class LlavaNextVideo34B(LlavaNextVideo7B):
@@ -106,6 +110,7 @@ class Qwen2VL7B(_Preset):
     default_pretrained: ClassVar[Optional[str]] = "Qwen/Qwen2-VL-7B-Instruct"
     default_max_frames: ClassVar[Optional[int]] = 768
     expected_model_types: ClassVar[tuple[str, ...]] = _QWEN2_VL_TYPES
+    default_recipe: ClassVar[str] = "qwen_vl_utils"
 
 
 class Qwen2VL2B(Qwen2VL7B):
@@ -133,6 +138,7 @@ class Qwen25VL7B(_Preset):
     default_pretrained: ClassVar[Optional[str]] = "Qwen/Qwen2.5-VL-7B-Instruct"
     default_max_frames: ClassVar[Optional[int]] = 768
     expected_model_types: ClassVar[tuple[str, ...]] = _QWEN2_5_VL_TYPES
+    default_recipe: ClassVar[str] = "qwen_vl_utils"
 
 
 class Qwen25VL3B(Qwen25VL7B):
@@ -169,6 +175,7 @@ class InternVL3_8B(_Preset):
     default_pretrained: ClassVar[Optional[str]] = "OpenGVLab/InternVL3-8B-hf"
     default_max_frames: ClassVar[Optional[int]] = 32
     expected_model_types: ClassVar[tuple[str, ...]] = _INTERNVL_TYPES
+    default_recipe: ClassVar[str] = "internvl3_card"
 
 
 class InternVL3_38B(InternVL3_8B):
@@ -183,6 +190,38 @@ class InternVL3_78B(InternVL3_8B):
 
     name: ClassVar[str] = "internvl3_78b"
     default_pretrained: ClassVar[Optional[str]] = "OpenGVLab/InternVL3-78B-hf"
+
+
+# --------------------------------------------------------------------------- Qwen3-VL
+class Qwen3VL8B(_Preset):
+    """Qwen3-VL-8B-Instruct, Qwen/Qwen3-VL-8B-Instruct (transformers-native `qwen3_vl`).
+
+    Frames: up to 768 (qwen-vl-utils FPS_MAX_FRAMES, 2 fps by the authors); the TempCloze paper evaluated
+    Qwen3-VL Instruct and Thinking checkpoints without stating a per-model frame count, so the task's frame
+    spec decides below the cap. Timestamps matter: the processor writes each frame pair's time as text.
+    """
+
+    name: ClassVar[str] = "qwen3_vl_8b"
+    default_pretrained: ClassVar[Optional[str]] = "Qwen/Qwen3-VL-8B-Instruct"
+    default_max_frames: ClassVar[Optional[int]] = 768
+    expected_model_types: ClassVar[tuple[str, ...]] = _QWEN3_VL_TYPES
+    default_recipe: ClassVar[str] = "qwen3_vl"
+
+
+class Qwen3VL32B(Qwen3VL8B):
+    """Qwen3-VL-32B-Instruct (TempCloze's Qwen3VL-32B-I), Qwen/Qwen3-VL-32B-Instruct."""
+
+    name: ClassVar[str] = "qwen3_vl_32b"
+    default_pretrained: ClassVar[Optional[str]] = "Qwen/Qwen3-VL-32B-Instruct"
+
+
+class Qwen3VL32BThinking(Qwen3VL8B):
+    """Qwen3-VL-32B-Thinking (TempCloze's Qwen3VL-32B-T), Qwen/Qwen3-VL-32B-Thinking; answers after its
+    reasoning, so give it room: max_new_tokens 8192 unless the task sets its own."""
+
+    name: ClassVar[str] = "qwen3_vl_32b_thinking"
+    default_pretrained: ClassVar[Optional[str]] = "Qwen/Qwen3-VL-32B-Thinking"
+    default_gen_kwargs: ClassVar[dict] = {"max_new_tokens": 8192}
 
 
 PRESETS: dict[str, type[HFModel]] = {
@@ -204,5 +243,8 @@ PRESETS: dict[str, type[HFModel]] = {
         InternVL3_8B,
         InternVL3_38B,
         InternVL3_78B,
+        Qwen3VL8B,
+        Qwen3VL32B,
+        Qwen3VL32BThinking,
     )
 }

@@ -1,9 +1,11 @@
 """The `openai` adapter: any OpenAI-compatible chat endpoint (vLLM, SGLang, hosted APIs).
 
-Keeps `concurrency` requests in flight (threads), retries transient failures with exponential backoff and
+Keeps `concurrency` requests in flight (`max_in_flight`: the evaluator runs that many calls at once, and one
+call of many requests uses that many threads), retries transient failures with exponential backoff and
 jitter, counts tokens and cost per request, and stops cleanly at a `max_cost` budget: no new request is
 sent once the spend reaches it, the ones in flight finish, and `BudgetExceeded` carries the answers that
-did come back so the evaluator can keep them and count the rest as not run.
+did come back so the evaluator can keep them and count the rest as not run. `generate_iter` yields each
+answer as it returns, so the evaluator caches it at once.
 """
 
 from __future__ import annotations
@@ -12,11 +14,12 @@ import json
 import logging
 import os
 import threading
+from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any, ClassVar, Optional
 
-from harness.model import Model
-from harness.requests import Capabilities, Request, Response, VideoPart
+from harness.api import Capabilities, Model, PartialGeneration, Request, Response, VideoPart
+from harness.model import Result
 from models.args import as_bool, as_float, as_int, as_str
 from models.openai_api.client import ChatClient, RetryPolicy, ServerError
 from models.openai_api.encoding import FORMATS, to_messages
@@ -54,20 +57,22 @@ log = logging.getLogger("harness.models.openai")
 _PASS_THROUGH = ("top_p", "seed", "frequency_penalty", "presence_penalty", "response_format", "logprobs")
 
 
-class BudgetExceeded(RuntimeError):
+class BudgetExceeded(PartialGeneration):
     """The max_cost budget was reached; `responses[i]` is the answer to request i, or None if never sent."""
 
     def __init__(self, message: str, responses: list[Optional[Response]], spent: float) -> None:
-        super().__init__(message)
+        super().__init__(message, responses)
         self.responses = responses
         self.spent = spent
 
 
-class RequestsFailed(RuntimeError):
+class RequestsFailed(PartialGeneration):
     """Some requests failed for good; `responses` holds the ones that succeeded, `errors` maps index to reason."""
 
     def __init__(self, message: str, responses: list[Optional[Response]], errors: dict[int, str]) -> None:
-        super().__init__(message)
+        super().__init__(
+            message, [r if r is not None else ServerError(errors[i]) for i, r in enumerate(responses)]
+        )
         self.responses = responses
         self.errors = errors
 
@@ -101,7 +106,7 @@ class OpenAIModel(Model):
         else:
             api_key = os.environ.get("OPENAI_API_KEY")
         self.concurrency = as_int(model_args.get("concurrency", 8), "concurrency", n, 1)
-        self.preferred_batch_size = self.concurrency * 4
+        self.max_in_flight = self.concurrency
         timeout = as_float(model_args.get("timeout", 120.0), "timeout", n, 0.001)
         policy = RetryPolicy(
             max_retries=as_int(model_args.get("max_retries", 6), "max_retries", n, 0),
@@ -143,6 +148,7 @@ class OpenAIModel(Model):
         self.prompt_tokens = 0
         self.completion_tokens = 0
         self._lock = threading.Lock()
+        self._pool: Optional[ThreadPoolExecutor] = None
         self._warned_n = False
 
     def identity(self) -> dict[str, Any]:
@@ -251,7 +257,11 @@ class OpenAIModel(Model):
         return {**data, "choices": choices, "usage": usage}, retries
 
     def close(self) -> None:
-        """Remove clips written for `video_transport=path|file_url` into a temp folder."""
+        """Stop the request threads (after the ones in flight) and remove clips written for
+        `video_transport=path|file_url` into a temp folder."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
         self.video.close()
 
     def _over_budget(self) -> bool:
@@ -259,42 +269,79 @@ class OpenAIModel(Model):
             return self.max_cost is not None and self.spent >= self.max_cost
 
     # ----------------------------------------------------------------- generation
+    def _budget_message(self, answered: int, total: int) -> str:
+        return (
+            f"model '{self.name}': spent ${self.spent:.4f} of max_cost=${self.max_cost:.4f}; "
+            f"{answered} of {total} requests in this batch answered, the rest not sent. "
+            "Raise max_cost to continue (finished answers are kept)"
+        )
+
+    def generate_iter(self, requests: list[Request]) -> Iterator[tuple[int, Result]]:
+        """(index, Response or error) as answers return, at most `concurrency` in flight; once the budget is
+        spent, the requests not sent yet come back as BudgetExceeded."""
+        if len(requests) == 1 and not self._over_budget():
+            # one request (the evaluator's calls at --batch_size 1, `concurrency` of them at once): sent
+            # from the calling thread, one hand-off less per answer
+            yield from self._collect_one(requests[0])
+            return
+        in_flight: dict[Future, int] = {}
+        stopped_at: Optional[int] = None
+        pool = self._executor()
+        for index, request in enumerate(requests):
+            while len(in_flight) >= self.concurrency:
+                done, _ = wait(list(in_flight), return_when=FIRST_COMPLETED)
+                yield from self._collect(done, in_flight)
+            if self._over_budget():
+                stopped_at = index
+                break
+            in_flight[pool.submit(self._call, request)] = index
+        while in_flight:
+            done, _ = wait(list(in_flight), return_when=FIRST_COMPLETED)
+            yield from self._collect(done, in_flight)
+        if stopped_at is not None:
+            exc = BudgetExceeded(self._budget_message(stopped_at, len(requests)), [], self.spent)
+            for index in range(stopped_at, len(requests)):
+                yield index, exc
+
+    def _executor(self) -> ThreadPoolExecutor:
+        """One pool of `concurrency` threads for the model's life: concurrent calls share it (so at most
+        `concurrency` requests are in flight in all) and each thread keeps its keep-alive connection."""
+        with self._lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="openai")
+            return self._pool
+
+    def _collect_one(self, request: Request) -> Iterator[tuple[int, Result]]:
+        try:
+            result: Result = self._call(request)
+        except (ServerError, ValueError, TypeError) as err:
+            result = err
+        yield 0, result
+
+    @staticmethod
+    def _collect(done, in_flight: dict[Future, int]) -> Iterator[tuple[int, Result]]:
+        for future in done:
+            index = in_flight.pop(future)
+            try:
+                yield index, future.result()
+            except (ServerError, ValueError, TypeError) as err:
+                yield index, err
+
     def generate(self, requests: list[Request]) -> list[Response]:
         """Answer every request with at most `concurrency` in flight; stop sending at the budget."""
         results: list[Optional[Response]] = [None] * len(requests)
         errors: dict[int, str] = {}
         stopped = False
-        in_flight: dict[Future, int] = {}
-
-        def collect(done) -> None:
-            for future in done:
-                index = in_flight.pop(future)
-                try:
-                    results[index] = future.result()
-                except (ServerError, ValueError, TypeError) as err:
-                    errors[index] = str(err)
-
-        with ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="openai") as pool:
-            for index, request in enumerate(requests):
-                while len(in_flight) >= self.concurrency:
-                    done, _ = wait(list(in_flight), return_when=FIRST_COMPLETED)
-                    collect(done)
-                if self._over_budget():
-                    stopped = True
-                    break
-                in_flight[pool.submit(self._call, request)] = index
-            while in_flight:
-                done, _ = wait(list(in_flight), return_when=FIRST_COMPLETED)
-                collect(done)
+        for index, result in self.generate_iter(requests):
+            if isinstance(result, BudgetExceeded):
+                stopped = True
+            elif isinstance(result, BaseException):
+                errors[index] = str(result)
+            else:
+                results[index] = result
         if stopped:
             answered = sum(r is not None for r in results)
-            raise BudgetExceeded(
-                f"model '{self.name}': spent ${self.spent:.4f} of max_cost=${self.max_cost:.4f}; "
-                f"{answered} of {len(requests)} requests in this batch answered, the rest not sent. "
-                "Raise max_cost to continue (finished answers are kept)",
-                results,
-                self.spent,
-            )
+            raise BudgetExceeded(self._budget_message(answered, len(requests)), results, self.spent)
         if errors:
             first = min(errors)
             raise RequestsFailed(

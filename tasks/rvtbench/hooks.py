@@ -9,10 +9,12 @@ from __future__ import annotations
 import numpy as np
 
 from harness.api import Parsed, Response
-from metrics import decode_rle, j_and_f, jaccard, rouge_l_per_sample
+from metrics import decode_rle, j_and_f, jaccard, per_query_iou, rouge_l_per_sample
+from metrics.ptb_java import tokenize_captions
 
 from .boxes import BoxFormatError, parse_text_boxes, structured_boxes
 from .release import load_samples
+from .vqa_answers import judged_correct, rule_correct
 
 NOT_APPLICABLE = (
     "not applicable: the model returned no masks (text-only); use a mask-producing model, or the explicit "
@@ -45,8 +47,11 @@ def raster(boxes: list[list[list[float]]], height: int, width: int) -> np.ndarra
     return out
 
 
-def parse(response: Response, doc: dict) -> Parsed:
-    """Masks, boxes or text by task type; malformed answers are invalid and scored as empty."""
+def parse(response: Response, doc: dict, judge=None) -> Parsed:
+    """Masks, boxes or text by task type; malformed answers are invalid and scored as empty.
+
+    VQA replies are also judged against the canonical answer (rule judge, or `--judge`): extra["correct"].
+    """
     target = doc["answer"]
     task_type = doc["task_type"]
     if task_type == "segmentation":
@@ -81,7 +86,18 @@ def parse(response: Response, doc: dict) -> Parsed:
             return Parsed(answer=[[] for _ in target["frames"]], valid=False, note=f"rejected boxes: {err}")
         return Parsed(answer=boxes)
     text = (response.text or "").strip()
-    return Parsed(answer=text, valid=bool(text), note=None if text else "empty reply")
+    parsed = Parsed(answer=text, valid=bool(text), note=None if text else "empty reply")
+    canonical = target.get("canonical") if task_type == "vqa" else None
+    if canonical is not None:
+        if not text:
+            correct = False
+        elif judge is not None:
+            correct = judged_correct(judge, doc, text)
+        else:
+            vocab = (doc.get("answer_vocabulary") or {}).get(target.get("kind"), [])
+            correct = rule_correct(text, canonical, target.get("kind", ""), vocab)
+        parsed.extra["correct"] = correct
+    return parsed
 
 
 def _mask_stack(masks: list, height: int, width: int) -> np.ndarray:
@@ -103,10 +119,13 @@ def score(parsed: Parsed, target: dict, doc: dict) -> dict:
         h, w = _size(doc, target)
         gt = raster(target["boxes"], h, w)
         pred = raster(parsed.answer if parsed.valid else [[] for _ in target["frames"]], h, w)
-        union = np.count_nonzero(pred | gt)
-        return {"IoU": 1.0 if union == 0 else np.count_nonzero(pred & gt) / union}
-    cand = parsed.answer if parsed.valid else ""
-    return {"ROUGE-L": rouge_l_per_sample([cand], [[target["text"]]])[0]}
+        return {"IoU": float(per_query_iou([pred], [gt])[0])}  # mean per-frame IoU (LISA's per image)
+    cand, ref = tokenize_captions([parsed.answer if parsed.valid else "", target["text"]], memo=True)
+    out = {"ROUGE-L": rouge_l_per_sample([cand], [[ref]], tokenize=False)[0]}
+    if task_type == "vqa":
+        correct = (parsed.extra or {}).get("correct") if target.get("canonical") is not None else None
+        out["accuracy"] = None if correct is None else float(correct)
+    return out
 
 
 def oracle_answer(doc: dict, target: dict):

@@ -14,14 +14,21 @@ LEVELS = ("L1", "L2", "L3", "L4")
 METRICS = {
     "segmentation": ("J", "F", "J&F"),
     "grounding": ("cIoU", "gIoU", "AP@50"),
-    "text": ("BLEU-4", "ROUGE-L", "BERTScore", "CIDEr-D"),
+    "text": ("accuracy", "BLEU-4", "ROUGE-L", "BERTScore", "CIDEr-D"),
 }
 PLOTTED = {"J&F": "Table 2 metric", "cIoU": "Table 3 metric"}
+# Metrics not on a 0-1 scale, printed as they are (CIDEr-D: pycocoevalcap's x10 scale, 10 = a perfect match
+# of every n-gram; the paper's "CIDEr (%)" column is this number, not a percentage).
+OWN_SCALE = {"CIDEr-D": 10.0}
+
+
+def _tables(run: dict, task: str) -> dict:
+    tables = (((run.get("results") or {}).get(task) or {}).get("tables")) or {}
+    return tables if isinstance(tables, dict) else {}
 
 
 def _cells(run: dict, task: str) -> dict:
-    tables = (((run.get("results") or {}).get(task) or {}).get("tables")) or {}
-    return (tables.get("by_category_level") if isinstance(tables, dict) else None) or {}
+    return _tables(run, task).get("by_category_level") or {}
 
 
 def rvtbench_tasks(runs: Sequence[dict]) -> list[str]:
@@ -43,11 +50,16 @@ def metric_table(runs: Sequence[dict], task: str, metric: str) -> Table:
     """One metric: overall, then category x level columns (the paper's layout)."""
     keys = ["overall"] + [f"{c}|{lv}" for c in CATEGORIES for lv in LEVELS]
     cols = ["Overall"] + [f"{c.capitalize()} {lv}" for c in CATEGORIES for lv in LEVELS]
+    own = OWN_SCALE.get(metric)
     table = Table(
-        f"{task}: {metric} (%)",
+        f"{task}: {metric}" + ("" if own else " (%)"),
         cols,
-        note="band from 0 to 100 %; empty: no sample in the cell "
-        "or the metric was not computed (see the task's results).",
+        note=(
+            f"{metric} on its own scale (pycocoevalcap's, band 0 to {own:g}, not a percentage)"
+            if own
+            else "band from 0 to 100 %"
+        )
+        + "; empty: no sample in the cell or the metric was not computed (see the task's results).",
     )
     for r in runs:
         cells = _cells(r, task)
@@ -59,7 +71,8 @@ def metric_table(runs: Sequence[dict], task: str, metric: str) -> Table:
                     None,
                     (cells.get(k) or {}).get("n_samples"),
                     chance=0.0,
-                    best=1.0,
+                    best=own or 1.0,
+                    fmt="num" if own else "pct",
                     show_chance=False,
                 )
                 for k in keys
@@ -102,10 +115,11 @@ def rvtbench_sections(runs: list[dict[str, Any]]) -> list[ReportSection]:
         mine = [r for r in runs if _cells(r, task)]
         metrics = _metrics_of(mine, task)
         figures = [level_figure(mine, task, m) for m in metrics if m in PLOTTED]
+        tokenizers = sorted({t for r in mine if (t := _tables(r, task).get("tokenizer"))})
         out.append(
             ReportSection(
                 f"RVTBench: {task}",
-                "",
+                f"Captions PTB-tokenized by {' / '.join(tokenizers)}." if tokenizers else "",
                 [metric_table(mine, task, m) for m in metrics],
                 figures,
                 level=3,

@@ -1,8 +1,11 @@
 """The paper's tables (2-4): every metric per reasoning category x level and overall, with sample counts.
 
 A sample with several categories counts in each of them (as the paper's per-category columns do).
-Dataset-level metrics are computed per cell: cIoU (sum of intersections / sum of unions), AP@50
-(pycocotools over every frame's boxes), BLEU-4 and CIDEr-D (document frequencies over the cell's corpus).
+Dataset-level metrics are computed per cell: cIoU and gIoU as LISA (cIoU = sum of intersections /
+(sum of unions + 1e-10) over every frame of the cell; gIoU = the mean per-frame IoU, each frame one image),
+AP@50 (pycocotools over every frame's boxes), BLEU-4 and CIDEr-D (document frequencies over the cell's corpus;
+CIDEr-D on pycocoevalcap's own scale, 10 = perfect). Captions are PTB-tokenized once per task (the references
+in one batch, the candidates in another, as COCOEvalCap) by the active tokenizer, recorded as "tokenizer".
 BERTScore runs when a scoring model is configured (HARNESS_BERTSCORE_MODEL), else it is reported as not computed.
 Segmentation cells count the masks per source (`mask_sources`: "model", a box-to-mask pipeline, or none).
 """
@@ -13,7 +16,8 @@ import math
 
 import numpy as np
 
-from metrics import BertScoreUnavailable, ap50, bertscore, bleu4, cider_d, rouge_l
+from metrics import BertScoreUnavailable, ap50, bertscore, bleu4, cider_d, ciou, giou, rouge_l
+from metrics.ptb_java import active_tokenizer, tokenize_captions
 
 from .hooks import _size, raster
 
@@ -55,51 +59,75 @@ def _segmentation(rows: list[dict]) -> dict:
 
 
 def _grounding(rows: list[dict]) -> dict:
-    inter = union = 0
-    ious, preds, gts = [], [], []
+    preds, gts, det_preds, det_gts = [], [], [], []
     for n, r in enumerate(rows):
         doc, target = r["doc"], r["target"]
         h, w = _size(doc, target)
         answer = r["parsed"]["answer"] if r["parsed"]["valid"] else [[] for _ in target["frames"]]
-        p, g = raster(answer, h, w), raster(target["boxes"], h, w)
-        i, u = np.count_nonzero(p & g), np.count_nonzero(p | g)
-        inter, union = inter + i, union + u
-        ious.append(1.0 if u == 0 else i / u)
+        preds.append(raster(answer, h, w))
+        gts.append(raster(target["boxes"], h, w))
         for t in range(len(target["frames"])):
             image = n * 10000 + t
-            gts += [{"image_id": image, "bbox": b} for b in target["boxes"][t]]
-            preds += [{"image_id": image, "bbox": b, "score": 1.0} for b in answer[t]]
+            det_gts += [{"image_id": image, "bbox": b} for b in target["boxes"][t]]
+            det_preds += [{"image_id": image, "bbox": b, "score": 1.0} for b in answer[t]]
     return {
-        "cIoU": _num(inter / union) if union else (1.0 if rows else None),
-        "gIoU": _num(np.mean(ious)) if ious else None,
-        "AP@50": _num(ap50(preds, gts)) if gts else None,
+        "cIoU": _num(ciou(preds, gts)) if rows else None,
+        "gIoU": _num(giou(preds, gts)) if rows else None,
+        "AP@50": _num(ap50(det_preds, det_gts)) if det_gts else None,
     }
 
 
-def _text(rows: list[dict]) -> dict:
-    cands = [r["parsed"]["answer"] if r["parsed"]["valid"] else "" for r in rows]
-    refs = [[r["target"]["text"]] for r in rows]
+def _text(rows: list[dict], tokens: dict) -> dict:
+    """Corpus caption metrics of one cell from the task's tokens (tokens[id] = (candidate, [references]))."""
+    cands = [tokens[id(r)][0] for r in rows]
+    refs = [tokens[id(r)][1] for r in rows]
     out = {
-        "BLEU-4": _num(bleu4(cands, refs)),
-        "ROUGE-L": _num(rouge_l(cands, refs)),
-        "CIDEr-D": _num(cider_d(cands, refs)),
+        "BLEU-4": _num(bleu4(cands, refs, tokenize=False)),
+        "ROUGE-L": _num(rouge_l(cands, refs, tokenize=False)),
+        "CIDEr-D": _num(cider_d(cands, refs, tokenize=False)),
     }
+    marks = [(r.get("scores") or {}).get("accuracy") for r in rows]
+    marks = [
+        m for m in marks if m is not None
+    ]  # rows with a canonical answer (builds), judged correct or not
+    if marks:
+        out["accuracy"] = _num(np.mean(marks))
+    raw_c = [r["parsed"]["answer"] if r["parsed"]["valid"] else "" for r in rows]
+    raw_r = [[r["target"]["text"]] for r in rows]
     try:
-        out["BERTScore"] = _num(bertscore(cands, refs)["f1"])
+        out["BERTScore"] = _num(bertscore(raw_c, raw_r)["f1"])
     except BertScoreUnavailable as err:
         out["BERTScore"] = None
         out["BERTScore_reason"] = f"not computed: {err}"
     return out
 
 
+def _text_tokens(rows: list[dict]) -> dict:
+    """Every row's (candidate tokens, [reference tokens]) from two tokenizer batches over the whole task."""
+    cands = tokenize_captions([r["parsed"]["answer"] if r["parsed"]["valid"] else "" for r in rows])
+    refs = tokenize_captions([r["target"]["text"] for r in rows])
+    return {id(r): (c, [ref]) for r, c, ref in zip(rows, cands, refs, strict=True)}
+
+
 def aggregate(records: list[dict], task) -> dict:
-    """{'by_category_level': {cell: {n_samples, metrics...}}} for the task's type."""
+    """{'by_category_level': {cell: {n_samples, metrics...}}} for the task's type (+ 'tokenizer' for text)."""
+    cells = _cells(records)
+    task_type = cells["overall"][0]["doc"]["task_type"] if cells["overall"] else None
+    out: dict = {}
+    tokens: dict = {}
+    if task_type in ("vqa", "summary"):
+        out["tokenizer"] = active_tokenizer()
+        tokens = _text_tokens(cells["overall"])
     table = {}
-    for cell, rows in _cells(records).items():
+    for cell, rows in cells.items():
         entry: dict = {"n_samples": len(rows)}
         if rows:
-            task_type = rows[0]["doc"]["task_type"]
-            metrics = {"segmentation": _segmentation, "grounding": _grounding}.get(task_type, _text)(rows)
-            entry.update(metrics)
+            if task_type == "segmentation":
+                entry.update(_segmentation(rows))
+            elif task_type == "grounding":
+                entry.update(_grounding(rows))
+            else:
+                entry.update(_text(rows, tokens))
         table[cell] = entry
-    return {"by_category_level": table}
+    out["by_category_level"] = table
+    return out

@@ -1,6 +1,6 @@
 """`evaluate` module for metrics.ciou: evaluate.load("<this folder>") works offline.
 
-Cumulative IoU (LISA); one example = one query mask as COCO RLE.
+Cumulative IoU (LISA): sum of intersections / (sum of unions + 1e-10), 0 when all masks are empty; one example = one query mask (one or more frames) as COCO RLE.
 """
 
 import evaluate
@@ -8,11 +8,11 @@ import evaluate
 from metrics.evaluate_modules.info import metric_info, rle
 from metrics.grounding import ciou
 
-DESCRIPTION = "Cumulative IoU (LISA); one example = one query mask as COCO RLE."
+DESCRIPTION = "Cumulative IoU (LISA): sum of intersections / (sum of unions + 1e-10), 0 when all masks are empty; one example = one query mask (one or more frames) as COCO RLE."
 
 
 class CIoU(evaluate.Metric):
-    """Cumulative IoU (LISA); one example = one query mask as COCO RLE."""
+    """Cumulative IoU (LISA): sum of intersections / (sum of unions + 1e-10), 0 when all masks are empty; one example = one query mask (one or more frames) as COCO RLE."""
 
     def _info(self):
         return metric_info(DESCRIPTION, rle(), rle())

@@ -1,6 +1,6 @@
 """`evaluate` module for metrics.giou: evaluate.load("<this folder>") works offline.
 
-Mean per-query IoU (LISA gIoU); one example = one query mask as COCO RLE.
+LISA gIoU: mean per-image IoU, I / (U + 1e-5), 1 when both masks are empty; one example = one image (frame) mask as COCO RLE.
 """
 
 import evaluate
@@ -8,11 +8,11 @@ import evaluate
 from metrics.evaluate_modules.info import metric_info, rle
 from metrics.grounding import giou
 
-DESCRIPTION = "Mean per-query IoU (LISA gIoU); one example = one query mask as COCO RLE."
+DESCRIPTION = "LISA gIoU: mean per-image IoU, I / (U + 1e-5), 1 when both masks are empty; one example = one image (frame) mask as COCO RLE."
 
 
 class GIoU(evaluate.Metric):
-    """Mean per-query IoU (LISA gIoU); one example = one query mask as COCO RLE."""
+    """LISA gIoU: mean per-image IoU, I / (U + 1e-5), 1 when both masks are empty; one example = one image (frame) mask as COCO RLE."""
 
     def _info(self):
         return metric_info(DESCRIPTION, rle(), rle())

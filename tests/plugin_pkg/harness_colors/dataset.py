@@ -14,9 +14,18 @@ DIRECTIONS = ("left", "right")
 
 
 def make_dataset(
-    root: Path, n_test: int = 12, n_train: int = 12, frames: int = 24, size=(64, 48), seed: int = 0
+    root: Path,
+    n_test: int = 12,
+    n_train: int = 12,
+    frames: int = 24,
+    size=(64, 48),
+    seed: int = 0,
+    distinct: bool = False,
 ) -> Path:
-    """Write videos/ and train.jsonl / test.jsonl under root; each video answers two questions."""
+    """Write videos/ and train.jsonl / test.jsonl under root; each video answers two questions.
+
+    Videos of the same colour and direction are identical files unless `distinct` marks each with its
+    index (benchmarks that need every request to differ)."""
     rng = np.random.default_rng(seed)
     root = Path(root)
     (root / "videos").mkdir(parents=True, exist_ok=True)
@@ -35,6 +44,8 @@ def make_dataset(
                     x = w - 16 - x + 4
                 img[16:32, x : x + 12] = COLORS[color]
                 img[:, :, 1] = np.maximum(img[:, :, 1], t)  # a frame marker in the green channel floor
+                if distinct:
+                    img[-8:, :8] = (i * 37 % 256, i * 91 % 256, 255)
                 video.append(img)
             write_video(root / "videos" / name, video, fps=8)
             rows.append(

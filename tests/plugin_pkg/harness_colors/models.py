@@ -12,7 +12,9 @@ class CountingModel(Model):
     """Appends one line per generated request to `log` (a file path), sleeps `delay` s per request.
 
     Every `wrong_every`-th doc (by a hash of its id) gets a wrong answer, so metrics are not trivially 1.
-    `down=1` makes every call fail as a server that is down would (ConnectionError).
+    Answers stream: `generate_iter` yields each as soon as it is made (a kill loses only the one in
+    flight). `bad_unicode=1` appends a lone surrogate (invalid Unicode, as a JSON server may send) to
+    every reply. `down=1` makes every call fail as a server that is down would (ConnectionError).
     """
 
     name = "counting"
@@ -26,9 +28,13 @@ class CountingModel(Model):
         wrong_every: int = 0,
         max_frames: int = 0,
         down: int = 0,
+        bad_unicode: int = 0,
         **kw,
     ):
         super().__init__(log=log, delay=delay, wrong_every=wrong_every, **kw)
+        if int(bad_unicode):
+            self.model_args["bad_unicode"] = 1
+        self.bad_unicode = bool(int(bad_unicode))
         if max_frames:
             self.model_args["max_frames"] = max_frames
             self.capabilities = Capabilities(
@@ -40,10 +46,12 @@ class CountingModel(Model):
             self.model_args["down"] = self.down
 
     def generate(self, requests):
+        return [response for _, response in self.generate_iter(requests)]
+
+    def generate_iter(self, requests):
         if self.down:
             raise ConnectionError("connection refused: http://127.0.0.1:9/v1 (test server down)")
-        out = []
-        for r in requests:
+        for index, r in enumerate(requests):
             if self.delay:
                 time.sleep(self.delay)
             if self.log:
@@ -54,5 +62,4 @@ class CountingModel(Model):
             answer = r.hints.get("oracle_answer", "")
             if self.wrong_every and sum(map(ord, r.doc_id)) % self.wrong_every == 0:
                 answer = "purple"
-            out.append(Response(text=f"The answer is {answer}."))
-        return out
+            yield index, Response(text=f"The answer is {answer}." + ("\ud800" if self.bad_unicode else ""))

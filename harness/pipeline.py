@@ -1,0 +1,263 @@
+"""The generation pipeline: from instances that missed the response cache to answers, losing no work.
+
+What it guarantees (docs/reliability.md, docs/frames.md):
+- identical requests (same cache key) inside one run are generated once; the others share the answer;
+- before each batch is decoded and again before it is sent, the response cache is read again, so runs
+  sharing a cache dir pick up each other's finished answers;
+- decoding overlaps generation: `decode_workers` threads decode the next batches while the model works,
+  at most `2 * slots + prefetch` decoded batches waiting (bounded memory);
+- requests in flight = `model.max_in_flight`: with a served model, `max_in_flight // batch_size` calls run
+  at once from threads (at least one), fed as answers return;
+- each answer is committed to the response cache as it arrives (a kill repeats no finished call), answers
+  of a partly failed call are kept, and only the requests that failed become `generation` errors;
+- `--strict` stops before the next model call once any sample has an error (the calls in flight finish
+  and are cached).
+Generation order may differ from dataset order; records are ordered by the instances, never by arrival.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import time
+from collections import deque
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any, Optional
+
+from harness.cache.responses import ResponseCache
+from harness.errors import ConfigError, HarnessError, StrictModeError
+from harness.model import Result
+from harness.requests import Request, Response
+
+if TYPE_CHECKING:
+    from harness.evaluator import Evaluator, Instance
+
+_DONE = object()  # a generate call finished
+_POLL_S = 0.1  # how often to look for answers another run is making
+
+
+def decode_workers() -> int:
+    """Threads decoding ahead of the model: $HARNESS_DECODE_WORKERS, else min(4, CPUs); 0 decodes inline."""
+    env = os.environ.get("HARNESS_DECODE_WORKERS", "").strip()
+    if not env:
+        return min(4, os.cpu_count() or 1)
+    try:
+        return max(0, int(env))
+    except ValueError:
+        raise ConfigError(
+            f"HARNESS_DECODE_WORKERS={env!r} is not a number of threads; set e.g. 2, or 0 to decode inline"
+        ) from None
+
+
+class GenerationPipeline:
+    """Fills `response` or `error` of every instance given (all cache misses at the run's start)."""
+
+    def __init__(self, ev: Evaluator, bar: Any, prefetch: int = 2) -> None:
+        self.ev = ev
+        self.bar = bar
+        self.bs = max(1, ev.cfg.batch_size)
+        self.slots = max(1, int(getattr(ev.model, "max_in_flight", 1) or 1) // self.bs)
+        self.ahead = 2 * self.slots + max(0, prefetch)  # a full second round ready when a round returns
+        self.followers: dict[str, list[Instance]] = {}
+        self.stop: Optional[BaseException] = None  # the StrictModeError or fatal error that ends the run
+        self._results: queue.Queue = queue.Queue()
+
+    # -- the loop ----------------------------------------------------------------------------------
+    def run(self, todo: list[Instance]) -> None:
+        leaders = []
+        for inst in todo:  # the first of identical requests is generated, the others follow it
+            if inst.key in self.followers:
+                self.followers[inst.key].append(inst)
+            else:
+                self.followers[inst.key] = []
+                leaders.append(inst)
+        self._by_key = {inst.key: inst for inst in leaders}
+        batches = _Batches(leaders, self.bs, self.ev.responses, chunk=self.bs * self.slots)
+        n_workers = decode_workers()
+        dpool = ThreadPoolExecutor(n_workers, thread_name_prefix="decode") if n_workers else None
+        gpool = ThreadPoolExecutor(self.slots, thread_name_prefix="generate") if self.slots > 1 else None
+        pending: deque[Future] = deque()
+
+        def top_up() -> None:
+            while len(pending) < self.ahead and self.stop is None:
+                batch = batches.next()
+                if batch is None:
+                    return
+                if dpool is None:
+                    done: Future = Future()
+                    done.set_result(batch)  # decoded when taken, in this thread
+                    pending.append(done)
+                else:
+                    pending.append(dpool.submit(self._decode_batch, batch))
+
+        running = 0
+        try:
+            while True:
+                top_up()
+                while pending and running < self.slots and self.stop is None:
+                    ready = pending.popleft().result()
+                    if dpool is None:
+                        ready = self._decode_batch(ready)
+                    top_up()
+                    ready = self._settle(ready)
+                    if not ready:
+                        continue
+                    if gpool is None:
+                        self._call(ready, self._handle)  # inline: answers handled as they arrive
+                    else:
+                        gpool.submit(self._call, ready, self._results.put)
+                        running += 1
+                if running == 0:
+                    if self.stop is not None or batches.done:
+                        break
+                    time.sleep(_POLL_S)  # the rest is being answered by another run: wait for it
+                    continue
+                item = self._results.get()
+                if item is _DONE:
+                    running -= 1
+                else:
+                    self._handle(item)
+        finally:
+            for p in (dpool, gpool):
+                if p is not None:
+                    p.shutdown(wait=self.stop is not None or running == 0, cancel_futures=True)
+            if self.ev.responses is not None:
+                self.ev.responses.release()
+        if self.stop is not None:
+            raise self.stop
+
+    # -- decoding (worker threads) -----------------------------------------------------------------
+    def _decode_batch(
+        self, batch: list[Instance]
+    ) -> tuple[dict[str, dict], list[tuple[Instance, Optional[Request]]]]:
+        """Cache hits found now (another run finished them) and (instance, decoded request) pairs for the
+        rest; a request is None when decoding failed (the instance's error says why)."""
+        hits = self._reread(batch)
+        return hits, [(inst, self.ev.decode(inst)) for inst in batch if inst.key not in hits]
+
+    def _reread(self, batch: list[Instance]) -> dict[str, dict]:
+        cache = self.ev.responses
+        return {} if cache is None or not batch else cache.get_many([inst.key for inst in batch])
+
+    # -- main thread ------------------------------------------------------------------------------
+    def _settle(self, decoded: tuple[dict[str, dict], list]) -> list[tuple[Instance, Request]]:
+        """Apply the cache hits (found at decode time or read again now) and the decode errors of a
+        batch; what is left to generate."""
+        hits, pairs = decoded
+        hits = {**hits, **self._reread([inst for inst, req in pairs if req is not None])}
+        ready, done = [], []
+        for inst, req in pairs:
+            (ready if req is not None and inst.key not in hits else done).append((inst, req))
+        for key, hit in hits.items():
+            inst = self._by_key[key]
+            inst.response = Response.from_json(hit["response"])
+            inst.media_log = hit.get("media", [])
+            self.ev.stats["cache_hits"] += 1
+            done.append((inst, None))
+        for inst, _ in done:
+            self._finish(inst)
+        return ready
+
+    def _call(self, ready: list[tuple[Instance, Request]], sink: Callable[[Any], None]) -> None:
+        """One model call; every result (or failure) goes to `sink` as (instance, result)."""
+        reported: set[int] = set()
+        try:
+            for index, result in self.ev.model.generate_iter([req for _, req in ready]):
+                if index in reported or not 0 <= index < len(ready):
+                    continue
+                reported.add(index)
+                sink((ready[index][0], result))
+        except HarnessError as exc:  # the harness's own failure stops the run
+            sink((None, exc))
+        except Exception as exc:  # a generate_iter that broke off: the requests it did not answer failed
+            for index, (inst, _) in enumerate(ready):
+                if index not in reported:
+                    sink((inst, exc))
+        finally:
+            if sink != self._handle:
+                sink(_DONE)
+
+    def _handle(self, item: tuple[Optional[Instance], Result]) -> None:
+        """One answer (or failure) arrived: commit it, share it with identical requests, check strict."""
+        inst, result = item
+        if inst is None:
+            self.stop = self.stop or result
+            return
+        from harness.evaluator import _error
+
+        if isinstance(result, Response):
+            inst.response = result
+            self.ev.stats["generated"] += 1
+            if self.ev.responses is not None:
+                value = {"response": result.to_json(), "media": inst.media_log}
+                self.ev.responses.put_many([(inst.key, value, self.ev.model.name, inst.task.name)])
+        else:
+            if self.ev.cfg.strict and self.stop is None:
+                self.stop = StrictModeError(
+                    f"generation failed for task '{inst.task.name}' doc '{inst.doc['doc_id']}': {result}"
+                )
+            inst.error = _error("generation", result)
+            if self.ev.responses is not None:
+                self.ev.responses.release([inst.key])  # another run sharing the cache may try it
+        self._finish(inst)
+
+    def _finish(self, inst: Instance) -> None:
+        """The instance is done: identical requests get the same outcome; strict checks the record."""
+        followers = self.followers.pop(inst.key, [])
+        for other in followers:
+            other.response = inst.response
+            other.error = dict(inst.error) if inst.error else None
+            other.media_log = list(inst.media_log)
+        for one in [inst, *followers]:
+            self._strict_check(one)
+        self.bar.update(1 + len(followers))
+
+    def _strict_check(self, inst: Instance) -> None:
+        if not self.ev.cfg.strict or self.stop is not None:
+            return
+        try:
+            self.ev.record(inst)  # scores it now (memoised), raising on the first error
+        except StrictModeError as exc:
+            self.stop = exc
+
+
+class _Batches:
+    """Batches of leaders in order, claimed in the response cache so that runs sharing it split the work:
+    requests another live run is generating are put aside and taken up last, as cache hits once that run
+    has answered them (or generated here if it failed or died)."""
+
+    def __init__(
+        self, leaders: list[Instance], bs: int, cache: Optional[ResponseCache], chunk: int = 1
+    ) -> None:
+        self.queue = deque(leaders)
+        self.claimed: deque[Instance] = deque()  # claimed by this run, not yet handed out
+        self.deferred: list[Instance] = []
+        self.bs, self.cache = bs, cache
+        self.chunk = max(bs, chunk)  # keys claimed per transaction
+        self._checked = 0.0
+
+    @property
+    def done(self) -> bool:
+        return not self.queue and not self.claimed and not self.deferred
+
+    def _held(self, batch: list[Instance]) -> set[str]:
+        return self.cache.claim([inst.key for inst in batch]) if self.cache is not None else set()
+
+    def next(self) -> Optional[list[Instance]]:
+        """The next batch to decode and generate, or None when there is none right now."""
+        while not self.claimed and self.queue:
+            chunk = [self.queue.popleft() for _ in range(min(self.chunk, len(self.queue)))]
+            held = self._held(chunk)
+            self.deferred += [inst for inst in chunk if inst.key in held]
+            self.claimed.extend(inst for inst in chunk if inst.key not in held)
+        if self.claimed:
+            return [self.claimed.popleft() for _ in range(min(self.bs, len(self.claimed)))]
+        if self.deferred and time.monotonic() - self._checked >= _POLL_S:
+            self._checked = time.monotonic()
+            held = self._held(self.deferred)
+            self.claimed.extend(inst for inst in self.deferred if inst.key not in held)
+            self.deferred = [inst for inst in self.deferred if inst.key in held]
+            if self.claimed:
+                return self.next()
+        return None

@@ -1,0 +1,77 @@
+"""VQA answer correctness and the `random` baseline's answer space (never the evaluated split's targets).
+
+A build's VQA rows carry a canonical short answer and its kind (builders/rvtbench/vqa.py): a value, a count,
+an event phrase, left/right, before/after or yes/no. The rule judge reads the reply for that kind: yes/no,
+left/right and before/after by the first such word, counts by the first number (digits or words), values and events by whole-word
+containment with no other value of the vocabulary present. With `--judge NAME` a registered model judges
+instead (prompt below, hashed into the results). Rows without a canonical answer (the release, LLM-written
+answers) get accuracy None, reported as not computed.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+JUDGE_TEMPLATE = (
+    "You grade answers to questions about a video.\nQuestion: {question}\nCorrect answer: {canonical}\n"
+    "Given answer: {reply}\nIs the given answer correct? Reply with one word: yes or no."
+)
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+", text.lower())
+
+
+def _contains(text: str, phrase: str) -> bool:
+    return re.search(r"\b" + re.escape(phrase.lower()) + r"\b", text.lower()) is not None
+
+
+def rule_correct(reply: str, canonical: str, kind: str, vocabulary: list[str] | None = None) -> bool:
+    """Whether `reply` gives the canonical answer of a question of this kind."""
+    words = _words(reply)
+    if kind in ("yes_no", "relation", "order"):
+        options = {"yes_no": ("yes", "no"), "relation": ("left", "right"), "order": ("before", "after")}[kind]
+        first = next((w for w in words if w in options), None)
+        return first == canonical
+    if kind == "count":
+        for w in words:
+            if w.isdigit():
+                return int(w) == int(canonical)
+            if w in NUMBER_WORDS:
+                return NUMBER_WORDS.index(w) == int(canonical)
+        return False
+    if not _contains(reply, canonical):
+        return False
+    others = [v for v in vocabulary or [] if v != canonical and not _contains(canonical, v)]
+    return not any(_contains(reply, v) for v in others)
+
+
+def judged_correct(judge: Any, doc: dict, reply: str) -> bool | None:
+    """The LLM judge's verdict (None when it answers neither yes nor no)."""
+    judge.register_template("rvtbench_vqa", JUDGE_TEMPLATE)
+    prompt = JUDGE_TEMPLATE.format(question=doc["query"], canonical=doc["answer"]["canonical"], reply=reply)
+    first = next(
+        (w for w in _words(judge.ask(prompt, template_id="rvtbench_vqa")) if w in ("yes", "no")), None
+    )
+    return None if first is None else first == "yes"
+
+
+def answer_space(docs: list[dict]) -> dict[str, list[str]] | list[str]:
+    """The `random` baseline's replies: per VQA kind the build's answer vocabulary; summaries from it too.
+
+    The vocabulary is the DT attribute domain and the event phrases (manifest "answer_vocabulary"), never
+    the evaluated answers; segmentation and grounding draw an empty reply (no masks, no boxes).
+    """
+    vocab: dict[str, list[str]] = {}
+    for d in docs:
+        for kind, values in (d.get("answer_vocabulary") or {}).items():
+            vocab.setdefault(kind, sorted(set(values)))
+    if not docs or docs[0]["task_type"] in ("segmentation", "grounding"):
+        return [""]
+    if docs[0]["task_type"] == "summary":
+        values = vocab.get("attribute") or ["an object"]
+        events = vocab.get("event") or ["stays in place"]
+        return [f"The video shows a {v} object, which {e}." for v in values for e in events]
+    return vocab or {"": ["yes", "no"]}

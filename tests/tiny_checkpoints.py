@@ -1,0 +1,34 @@
+"""Tiny mirrored checkpoints (models/hf/tiny.py), built at most once per test process and shared by the
+model test files: building one takes seconds, loading it back milliseconds."""
+
+from __future__ import annotations
+
+import atexit
+import shutil
+import tempfile
+from pathlib import Path
+
+_ROOT: list[Path] = []
+_BUILT: dict[str, Path] = {}
+
+
+def checkpoint(family: str) -> Path:
+    """The folder of the tiny checkpoint of `family` (a key of tiny.BUILDERS)."""
+    from models.hf import tiny
+
+    if family not in _BUILT:
+        if not _ROOT:
+            root = Path(tempfile.mkdtemp(prefix="tiny_vlms_"))
+            atexit.register(shutil.rmtree, root, True)
+            _ROOT.append(root)
+        _BUILT[family] = tiny.BUILDERS[family](_ROOT[0] / family)
+    return _BUILT[family]
+
+
+class Checkpoints(dict):
+    """A dict view that builds a family's checkpoint on first access."""
+
+    def __missing__(self, family: str) -> Path:
+        path = checkpoint(family)
+        self[family] = path
+        return path
