@@ -1,9 +1,9 @@
 """Hash once: the pre-generation phase of a cached rerun against the first run's, on a TempCloze build.
 
 The TempCloze builder cuts real clip files (no --virtual) from synthetic 720p sources textured like camera
-footage (a few Mbit/s). The pre-generation phase is everything from `runner.run` to the first model
-call (or, in a rerun whose answers are all cached, to the end of request building and cache lookups):
-loading the rows, building requests, hashing their videos to key them, reading the response cache. The
+footage (a few Mbit/s). The pre-generation phase is everything from `runner.run` to the generation stage
+(`GenerationPipeline.run`): loading the rows, building requests, hashing their videos to key them,
+reading the response cache. The
 first run starts cold (empty cache dir, nothing in memory); the rerun is a new run on the same cache dir
 with the in-memory memos cleared, as in a fresh process. Target (issue 19): rerun <= 5 % of the first.
 """
@@ -20,7 +20,7 @@ from pathlib import Path
 from builders.tempcloze.config import BuildConfig
 from builders.tempcloze.pipeline import build_dataset
 from builders.tempcloze.synthetic import write_pattern_video
-from harness import evaluator, media_hash, runner
+from harness import media_hash, pipeline, runner
 from harness.frames import decoder_versions, probe
 from harness.plugins import load_plugins
 from harness.run_config import RunConfig
@@ -44,33 +44,26 @@ def _dataset(folder: Path, count: int, seconds: float, fps: float, width: int, h
 
 
 class _PhaseClock:
-    """Seconds from `runner.run` to the first model call, or to the end of request building."""
+    """Seconds from `runner.run` to the start of the generation stage (`GenerationPipeline.run`, entered
+    in every run, with nothing to do when every answer is cached)."""
 
     def __init__(self) -> None:
         self.start = self.end = None
-        self._generate = evaluator.Evaluator._generate
-        self._run_instances = evaluator.Evaluator.run_instances
+        self._run = pipeline.GenerationPipeline.run
 
     def __enter__(self):
         clock = self
 
-        def generate(ev, batch):
+        def run(gp, todo):
             clock.end = clock.end or time.perf_counter()
-            return clock._generate(ev, batch)
+            return clock._run(gp, todo)
 
-        def run_instances(ev, instances):
-            out = clock._run_instances(ev, instances)
-            clock.end = clock.end or time.perf_counter()
-            return out
-
-        evaluator.Evaluator._generate = generate
-        evaluator.Evaluator.run_instances = run_instances
+        pipeline.GenerationPipeline.run = run
         self.start = time.perf_counter()
         return self
 
     def __exit__(self, *exc):
-        evaluator.Evaluator._generate = self._generate
-        evaluator.Evaluator.run_instances = self._run_instances
+        pipeline.GenerationPipeline.run = self._run
 
     @property
     def seconds(self) -> float:
