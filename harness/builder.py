@@ -20,6 +20,8 @@ class Builder:
     """Base class of builder commands.
 
     `add_arguments` declares the command's flags; `run` builds and returns an exit code (0 = success).
+    `run` raises ValueError for input the user can fix (the message names the input and the fix): the CLI
+    prints it as one line, exit code 2, never a traceback.
     `demo` (optional) builds a tiny dataset offline for the embedded demo and names the tasks to run on it.
     """
 

@@ -11,6 +11,8 @@ written but is incomplete (a task scored nothing, or its error share exceeds `--
 from __future__ import annotations
 
 import difflib
+import errno
+import os
 from collections.abc import Iterable
 
 EXIT_OK = 0
@@ -59,3 +61,35 @@ class StrictModeError(HarnessError):
     """A per-sample error under --strict."""
 
     exit_code = EXIT_STRICT
+
+
+_OS_HINTS = {
+    errno.ENOSPC: "free space on that disk or choose another folder",
+    errno.EDQUOT: "free space (disk quota exceeded) or choose another folder",
+    errno.EROFS: "the filesystem is read-only: choose another folder",
+    errno.EACCES: "check the permissions, or choose another folder",
+    errno.EPERM: "check the permissions, or choose another folder",
+    errno.ENOENT: "check that the path exists",
+    errno.ENOTDIR: "a part of the path is a file, not a folder: choose another path",
+    errno.EISDIR: "the path is a folder: give a file",
+}
+
+
+def os_error_hint(exc: OSError) -> str:
+    """What to do about an OSError on a user's path, e.g. ENOSPC -> free space or choose another folder."""
+    return _OS_HINTS.get(exc.errno or -1, "check the path and the disk it is on")
+
+
+def describe_os_error(exc: OSError, path: str | os.PathLike | None = None) -> str:
+    """'PATH: No space left on device; free space ...' naming the path the OSError is about."""
+    where = path if path is not None else (exc.filename or "")
+    reason = exc.strerror or str(exc)
+    return f"{where}: {reason}; {os_error_hint(exc)}" if where else f"{reason}; {os_error_hint(exc)}"
+
+
+class OutputError(HarnessError):
+    """An output file (results, samples, report) could not be written; the message names it."""
+
+    def __init__(self, path: str | os.PathLike, exc: OSError):
+        self.path = str(path)
+        super().__init__(f"cannot write {describe_os_error(exc, path)}")

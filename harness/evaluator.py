@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
-from harness import distributed
+from harness import distributed, media_hash
 from harness.adapt import adapt_request, per_clip_budget
 from harness.cache import default_cache_dir
 from harness.cache.keys import response_key
@@ -33,7 +33,7 @@ from harness.task import MediaPathError, Parsed, Task
 
 log = logging.getLogger("harness.evaluator")
 
-MEDIA_ERRORS = (MediaError, FileNotFoundError, MediaPathError)
+MEDIA_ERRORS = (MediaError, OSError, MediaPathError)  # every OSError on media is a counted media error
 
 
 @dataclass
@@ -87,6 +87,7 @@ class Evaluator:
         cache_dir = Path(cfg.cache_dir) if cfg.cache_dir else default_cache_dir()
         self.responses = None if cfg.no_cache else ResponseCache(cache_dir / "responses.sqlite")
         self.frames = None if cfg.no_cache else FrameCache(cache_dir / "frames")
+        media_hash.set_store(None if cfg.no_cache else cache_dir / "hashes")  # content hashes, kept
         self.stats = {"cache_hits": 0, "generated": 0}
 
     # -- building ----------------------------------------------------------------------------------
@@ -100,8 +101,8 @@ class Evaluator:
             "seed": stable_seed(self.cfg.seed, task.name, doc["doc_id"]),
         }
 
-    def prepare(self, inst: Instance) -> None:
-        """Build the request and its cache key; problems become the instance's error."""
+    def prepare(self, inst: Instance, key: bool = True) -> None:
+        """Build the request and (with `key`) its cache key; problems become the instance's error."""
         task, doc = inst.task, inst.doc
         try:
             inst.target = task.target(doc)
@@ -128,10 +129,17 @@ class Evaluator:
         hints = self._hints(task, doc, inst.target) if getattr(self.model, "uses_hints", False) else {}
         inst.spec = spec
         inst.request = Request(messages, gen, spec, task.name, doc["doc_id"], hints)
+        if key:
+            self.key(inst)
+
+    def key(self, inst: Instance) -> None:
+        """The response-cache key of a prepared instance (reads each video's content hash)."""
+        req = inst.request
         try:
             inst.key = response_key(
-                self.model.identity(), gen, messages, spec, decoder_tag(spec), hints or None
-            )
+                self.model.identity(), req.gen_kwargs, req.messages, inst.spec, decoder_tag(inst.spec),
+                req.hints or None,
+            )  # fmt: skip
         except MEDIA_ERRORS as exc:
             inst.error = _error("media", exc)
 
@@ -198,9 +206,23 @@ class Evaluator:
         from tqdm import tqdm
 
         for inst in instances:
-            self.prepare(inst)
+            self.prepare(inst, key=False)
             if inst.error is not None and self.cfg.strict:
                 self.record(inst)  # raises: --strict stops before the first model call
+        videos = [
+            p.ref.path
+            for i in instances
+            if i.error is None
+            for m in i.request.messages
+            for p in m.content
+            if isinstance(p, VideoPart)
+        ]
+        media_hash.hash_files(videos, progress=self.cfg.progress)  # new videos in parallel, once
+        for inst in instances:
+            if inst.error is None:
+                self.key(inst)
+                if inst.error is not None and self.cfg.strict:
+                    self.record(inst)  # a video that cannot be keyed: --strict stops here too
         live = [i for i in instances if i.error is None]
         hits = self.responses.get_many([i.key for i in live]) if self.responses is not None else {}
         todo = []

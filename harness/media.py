@@ -6,9 +6,8 @@ repeated), so a TempCloze candidate such as "the gap played backwards" needs no 
 
 from __future__ import annotations
 
-import hashlib
 import os
-import threading
+from functools import lru_cache
 from pathlib import Path
 from typing import Literal, Optional
 
@@ -71,37 +70,74 @@ class VideoRef(BaseModel):
         return [s.model_dump(mode="json") for s in (self.segments or ())]
 
 
-_identity_memo: dict[tuple, str] = {}
-_identity_lock = threading.Lock()
-
-
 def media_identity(path: str | os.PathLike) -> str:
-    """Content identity of a media file: sha256 of its bytes (memoised on path, size, mtime and inode).
+    """Content identity of a media file: sha256 of its bytes, read once per file version.
 
-    Content rather than path, so a moved file keeps its cache entries and a replaced file never
-    serves stale ones. A frame folder (a directory of frame images) hashes its frames' names and bytes.
-    Raises FileNotFoundError naming the file when it is missing.
+    Content rather than path, so a moved file keeps its cache entries and a replaced file never serves
+    stale ones. Raises MediaError (`missing`, `not_a_file`, `empty`, `unreadable`) for anything that is
+    not a readable video file or frame folder; see harness.media_hash for the memo.
     """
-    p = Path(path)
-    if p.is_dir():
-        from harness.frames.folder import folder_identity, is_frame_folder
+    from harness.media_hash import content_hash  # lazy: media_hash reaches into harness.frames
 
-        if is_frame_folder(p):
-            return folder_identity(p)
-    try:
-        st = p.stat()
-    except FileNotFoundError:
-        raise FileNotFoundError(f"video file not found: {p}") from None
-    memo_key = (str(p.resolve()), st.st_size, st.st_mtime_ns, st.st_ino)
-    with _identity_lock:
-        hit = _identity_memo.get(memo_key)
-    if hit:
-        return hit
-    h = hashlib.sha256()
-    with open(p, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    digest = h.hexdigest()[:32]
-    with _identity_lock:
-        _identity_memo[memo_key] = digest
-    return digest
+    return content_hash(path)
+
+
+class MediaPathError(ValueError):
+    """A doc's media path escapes the dataset folder, or is a symlink out of it that was not allowed."""
+
+    reason = "path_outside_root"
+
+
+#: Environment variable (set by `--allow_external_symlinks`) that lets symlinks in a dataset root point
+#: outside it. See docs/reliability.md for the threat model.
+ALLOW_SYMLINKS_ENV = "HARNESS_ALLOW_EXTERNAL_SYMLINKS"
+
+
+def external_symlinks_allowed() -> bool:
+    """Whether the user opted in to symlinks that leave the dataset root (`--allow_external_symlinks`)."""
+    return os.environ.get(ALLOW_SYMLINKS_ENV, "").strip().lower() in ("1", "true", "yes")
+
+
+@lru_cache(maxsize=1024)
+def _real_root(root: str) -> str:
+    return os.path.realpath(root)
+
+
+def _resolve_below(real_root: str, rel: str) -> str:
+    """realpath(real_root / rel), checking only the components below the (already real) root: a row path
+    without '..' and without symlinks under the root is its own real path, at one lstat per component."""
+    parts = Path(rel).parts
+    if os.pardir in parts:
+        return os.path.realpath(os.path.join(real_root, rel))
+    current = real_root
+    for part in parts:
+        current = os.path.join(current, part)
+        if os.path.islink(current):
+            return os.path.realpath(os.path.join(real_root, rel))
+    return current
+
+
+def safe_media_path(root: Path, rel: str, what: str) -> Path:
+    """`root / rel` resolved, for a media path taken from a dataset row.
+
+    The row's path must stay inside the root as written: absolute paths and `..` that climb out are
+    refused. A symlink the user placed inside the root may point elsewhere only with the opt-in
+    `--allow_external_symlinks` (an API model would receive the frames of whatever it points at).
+    """
+    text = str(rel)
+    p = Path(text)
+    if p.is_absolute() or text.startswith(("/", "\\")):
+        raise MediaPathError(
+            f"{what}: media path '{text}' is absolute; paths must be relative to the dataset folder"
+        )
+    if os.path.normpath(text).split(os.sep)[0] == os.pardir:
+        raise MediaPathError(f"{what}: media path '{text}' escapes the dataset folder {root} ('..')")
+    real_root = _real_root(str(root))
+    full = Path(_resolve_below(real_root, text))
+    if not full.is_relative_to(real_root) and not external_symlinks_allowed():
+        raise MediaPathError(
+            f"{what}: media path '{text}' is a symlink to {full}, outside the dataset folder {root}; "
+            "if you trust it, rerun with --allow_external_symlinks (its frames are sent to the model, "
+            "which for an API model means a third party; see docs/reliability.md)"
+        )
+    return full

@@ -16,6 +16,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from harness.errors import OutputError
+
 SCHEMA_PATH = Path(__file__).parent / "schemas" / "results.schema.json"
 RESULTS_SCHEMA_VERSION = 1
 _TRACKED_PACKAGES = (
@@ -65,14 +67,24 @@ def git_hash() -> str | None:
 
 
 def atomic_write_text(path: Path, text: str) -> None:
-    """Write via a temp file and rename: a crash never leaves a half-written file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Write via a temp file and rename: a crash never leaves a half-written file.
+
+    A failure (a full disk, no permission) removes the temp file and raises OutputError naming `path`.
+    """
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass
+        raise OutputError(path, exc) from exc
 
 
 def dumps_results(results: dict[str, Any]) -> str:

@@ -18,12 +18,14 @@ from harness.completeness import mark_completeness
 from harness.config.schema import GroupConfig, parse_task_config
 from harness.errors import ConfigError, UnknownNameError
 from harness.evaluator import Evaluator, Instance, score_record
+from harness.extras import missing_dependency
 from harness.hooks import load_hook
 from harness.judging import JudgeClient
 from harness.lm_eval_compat import add_lm_eval_keys, stderrs_of
 from harness.lmms_task import LmmsTask
 from harness.model import Model
 from harness.plugins import PluginState, load_plugins
+from harness.registry import Entry
 from harness.requests import TaskInfo
 from harness.results import (
     atomic_write_text,
@@ -175,20 +177,28 @@ def _expand_reporting_broken(
 
 def load_model(state: PluginState, name: str, args: dict[str, Any]) -> Model:
     """Instantiate a registered model with its --model_args."""
-    factory = state.registry.get("model", name).load()
     try:
+        factory = state.registry.get("model", name).load()
         return factory(**args)
+    except ModuleNotFoundError as exc:  # e.g. torch without the hf extra: say which extra to install
+        raise missing_dependency(f"model '{name}'", exc) from exc
     except TypeError as exc:
         raise ConfigError(f"model '{name}': bad --model_args {args}: {exc}") from exc
 
 
+def judge_entry(state: PluginState, name: str) -> Entry:
+    """The `--judge` entry: a registered judge (`register_judges`) first, else any registered model."""
+    if state.registry.has("judge", name):
+        return state.registry.get("judge", name)
+    if state.registry.has("model", name):
+        return state.registry.get("model", name)
+    known = set(state.registry.names("judge")) | set(state.registry.names("model"))
+    raise UnknownNameError("judge", name, known)
+
+
 def load_judge(state: PluginState, name: str, args: dict[str, Any]) -> Model:
-    """The `--judge` model: a registered judge (`register_judges`) first, else any registered model."""
-    kind = "judge" if state.registry.has("judge", name) else "model"
-    if kind == "model" and not state.registry.has("model", name):
-        known = set(state.registry.names("judge")) | set(state.registry.names("model"))
-        raise UnknownNameError("judge", name, known)
-    factory = state.registry.get(kind, name).load()
+    """The `--judge` model (see `judge_entry`), instantiated with --judge_args."""
+    factory = judge_entry(state, name).load()
     try:
         return factory(**args)
     except TypeError as exc:
@@ -209,6 +219,20 @@ def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
     state = state or load_plugins(cfg.include_path)
     names, groups = _expand_reporting_broken(state, cfg.tasks)
     tasks = [build_task(state, n) for n in names]
+    state.registry.get("model", cfg.model)  # names are cheap to check: an unknown one fails first
+    if cfg.judge:
+        judge_entry(state, cfg.judge)
+    # data before the model: a missing or malformed dataset stops the run before a large model loads
+    loaded: dict[str, tuple[int, list[dict]]] = {}
+    task_docs: list[tuple[Task, list[dict]]] = []
+    for task in tasks:
+        task.cache_dir = cfg.cache_dir
+        all_docs = task.load_docs(cfg.data, cfg.split)
+        loaded[task.name] = (len(all_docs), list(task.dropped))
+        report_dropped(task.name, task.dropped)
+        check_loaded(task, all_docs, cfg.split)
+        check_metric_names(task, all_docs)
+        task_docs.append((task, _apply_limit(all_docs, cfg.limit)))
     model = load_model(state, cfg.model, cfg.model_args)
     model_name = getattr(model, "display_name", None) or cfg.model
     judge = None
@@ -218,15 +242,7 @@ def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
         judge = JudgeClient(cfg.judge, judge_model, evaluator.responses)
         evaluator.judge = judge
     instances: list[Instance] = []
-    loaded: dict[str, tuple[int, list[dict]]] = {}
-    for task in tasks:
-        task.cache_dir = cfg.cache_dir
-        all_docs = task.load_docs(cfg.data, cfg.split)
-        loaded[task.name] = (len(all_docs), list(task.dropped))
-        report_dropped(task.name, task.dropped)
-        check_loaded(task, all_docs, cfg.split)
-        check_metric_names(task, all_docs)
-        docs = _apply_limit(all_docs, cfg.limit)
+    for task, docs in task_docs:
         info = TaskInfo(task.name, task.answer_space(docs), prior=lambda t=task: t.prior_table(cfg.data))
         model.prepare_task(info)
         instances.extend(Instance(len(instances), task, d) for d in docs)

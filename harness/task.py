@@ -23,7 +23,7 @@ from harness.aggregations import Aggregator, resolve_aggregation
 from harness.config.schema import MetricConfig, TaskConfig
 from harness.errors import ConfigError, DataError
 from harness.hooks import load_hook
-from harness.media import VideoRef
+from harness.media import MediaPathError, VideoRef, safe_media_path  # noqa: F401 - re-exported
 from harness.requests import Message, Response, TextPart, VideoPart
 from harness.templates import render
 
@@ -60,10 +60,6 @@ class DroppedRow:
         return {"reason": self.reason, "detail": self.detail}
 
 
-class MediaPathError(ValueError):
-    """A doc's media path escapes the dataset folder or is not a relative path."""
-
-
 def _normalise(text: Any) -> str:
     return re.sub(r"[^\w\s]", "", str(text)).strip().lower()
 
@@ -77,19 +73,6 @@ def default_parse(response: Response, doc: dict) -> Parsed:
 def default_score(parsed: Parsed, target: Any, doc: dict) -> dict[str, Optional[float]]:
     """Accuracy by case- and punctuation-insensitive exact match."""
     return {"accuracy": float(parsed.valid and _normalise(parsed.answer) == _normalise(target))}
-
-
-def safe_media_path(root: Path, rel: str, what: str) -> Path:
-    """`root / rel`, refusing absolute paths and paths that leave the dataset folder."""
-    p = Path(rel)
-    if p.is_absolute() or rel.startswith(("/", "\\")):
-        raise MediaPathError(
-            f"{what}: media path '{rel}' is absolute; paths must be relative to the dataset folder"
-        )
-    full = (root / p).resolve()
-    if not full.is_relative_to(root.resolve()):
-        raise MediaPathError(f"{what}: media path '{rel}' escapes the dataset folder {root}")
-    return full
 
 
 class Task:

@@ -1,21 +1,42 @@
-"""Jinja2 prompt templates, always rendered in a sandbox (third-party folders cannot reach Python internals)."""
+"""Jinja2 prompt templates, always rendered in a sandbox (third-party folders cannot reach Python internals).
+
+Templates load from the task's folder only: a template or `{% include %}` that is a symlink resolving
+outside that folder is refused, so a third-party task cannot pull `/etc/passwd` into a prompt (which an
+API model would receive). A task's Python hooks are different: they are trusted code, like any plugin.
+"""
 
 from __future__ import annotations
 
+import os
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from jinja2 import FileSystemLoader, StrictUndefined, TemplateError
+from jinja2 import FileSystemLoader, StrictUndefined, TemplateError, TemplateNotFound
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from harness.errors import ConfigError
 
 
+class TaskFolderLoader(FileSystemLoader):
+    """A FileSystemLoader that never follows a symlink out of the task folder."""
+
+    def get_source(self, environment, template):
+        source, filename, uptodate = super().get_source(environment, template)
+        root = os.path.realpath(self.searchpath[0])
+        real = os.path.realpath(filename)
+        if os.path.commonpath([root, real]) != root:
+            raise TemplateNotFound(
+                f"{template} (a symlink to {real}, outside the task folder {root}; templates and "
+                "includes must live in the task folder: copy the file there instead of linking it)"
+            )
+        return source, filename, uptodate
+
+
 @lru_cache(maxsize=64)
 def _environment(base_dir: str) -> ImmutableSandboxedEnvironment:
     return ImmutableSandboxedEnvironment(
-        loader=FileSystemLoader(base_dir),
+        loader=TaskFolderLoader(base_dir),
         undefined=StrictUndefined,
         keep_trailing_newline=False,
         autoescape=False,

@@ -13,7 +13,7 @@ import time
 import numpy as np
 import pytest
 
-from harness.frames import DecodedClip, FrameCache, FrameSpec, frame_cache_key, load_clip
+from harness.frames import DecodedClip, FrameCache, FrameSpec, decoder_version_for, frame_cache_key, load_clip
 from harness.frames.synthetic import read_marker, write_marker_video
 from harness.media import Segment, VideoRef, media_identity
 
@@ -54,7 +54,7 @@ def test_entries_are_raw_bytes_with_a_json_header_not_pickle(tmp_path):
     clip = make_clip(1)
     cache.put("ab" * 20, clip)
     raw = cache.path_for("ab" * 20).read_bytes()
-    assert raw[:4] == b"HFC1"
+    assert raw[:4] == b"HFC2"
     hlen = int.from_bytes(raw[4:8], "little")
     meta = json.loads(raw[8 : 8 + hlen])
     assert meta["shape"] == [3, 8, 10, 3] and meta["indices"] == [1, 2, 3]
@@ -203,3 +203,46 @@ def test_any_write_error_disables_writes(tmp_path, monkeypatch):
     cache.put("ef" * 20, make_clip(5))
     assert cache.disabled_reason and "write failed" in cache.disabled_reason
     assert cache.get("ef" * 20) is None
+
+
+def _rewrite_header(path, edit) -> None:
+    raw = path.read_bytes()
+    hlen = int.from_bytes(raw[4:8], "little")
+    meta = edit(json.loads(raw[8 : 8 + hlen]))
+    header = json.dumps(meta).encode()
+    head = raw[:4] + len(header).to_bytes(4, "little") + header
+    head += b"\0" * (-len(head) % 64)
+    payload_at = 8 + hlen + (-(8 + hlen) % 64)
+    path.write_bytes(head + raw[payload_at:])
+
+
+@pytest.mark.parametrize(
+    "damage",
+    ["no_shape", "shape_not_a_list", "header_not_an_object", "wrong_length", "bit_flip", "extra_bytes"],
+)
+def test_a_corrupt_entry_is_dropped_with_a_warning_and_recomputed(tmp_path, video, damage, caplog):
+    cache = FrameCache(tmp_path / "frames")
+    ref = VideoRef(path=video)
+    spec = FrameSpec(strategy="uniform", count=4, max_side=64)
+    cold = load_clip(ref, spec, cache=cache)
+    key = frame_cache_key(media_identity(video), ref, spec, decoder_version_for(spec))
+    path = cache.path_for(key)
+    if damage == "no_shape":
+        _rewrite_header(path, lambda m: {k: v for k, v in m.items() if k != "shape"})
+    elif damage == "shape_not_a_list":
+        _rewrite_header(path, lambda m: {**m, "shape": 7})
+    elif damage == "header_not_an_object":
+        _rewrite_header(path, lambda m: [m])
+    elif damage == "wrong_length":
+        _rewrite_header(path, lambda m: {**m, "shape": [m["shape"][0] - 1, *m["shape"][1:]]})
+    elif damage == "bit_flip":  # same length, one pixel changed: only the checksum can tell
+        raw = bytearray(path.read_bytes())
+        raw[-5] ^= 0x40
+        path.write_bytes(bytes(raw))
+    else:
+        path.write_bytes(path.read_bytes() + b"\0" * 16)
+    with caplog.at_level(logging.WARNING, logger="harness.frames.cache"):
+        again = load_clip(ref, spec, cache=cache)
+    assert not again.from_cache and np.array_equal(again.frames, cold.frames)
+    assert "dropping unreadable entry" in caplog.text
+    assert load_clip(ref, spec, cache=cache).from_cache  # recomputed and stored again

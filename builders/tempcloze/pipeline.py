@@ -32,11 +32,20 @@ FILTER_STAGES = ("readable", "duration", "sharpness", "suitability", "motion")
 class NoUsableVideos(ValueError):
     """Raised when a source folder yields no item; the message gives the count per skip reason."""
 
-    def __init__(self, folder: Path, counts: dict[str, int]) -> None:
-        detail = ", ".join(f"{reason}: {n}" for reason, n in sorted(counts.items())) or "no video files"
-        super().__init__(
-            f"no usable video in {folder} ({detail}); see {MANIFEST_FILE} there or lower the thresholds"
-        )
+    def __init__(self, folder: Path, counts: dict[str, int], out: Optional[Path] = None) -> None:
+        detail = ", ".join(f"{reason}: {n}" for reason, n in sorted(counts.items()))
+        manifest = Path(out) / MANIFEST_FILE if out is not None else MANIFEST_FILE
+        if not detail:
+            msg = (
+                f"no video files in {folder} (looked for {', '.join(sorted(VIDEO_EXTENSIONS))}, "
+                "recursively); point --videos at a folder of videos"
+            )
+        else:
+            msg = (
+                f"no usable video in {folder} ({detail}); {manifest} gives each file's reason: "
+                "replace those videos or lower the thresholds that rejected them"
+            )
+        super().__init__(msg)
         self.counts = counts
 
 
@@ -258,7 +267,7 @@ def build_dataset(
         (out / MIXED_FILE).write_text(json.dumps(mixed, indent=2) + "\n", encoding="utf-8")
     (out / MANIFEST_FILE).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     if not kept:
-        raise NoUsableVideos(src, manifest["skipped"])
+        raise NoUsableVideos(src, manifest["skipped"], out)
     return manifest
 
 

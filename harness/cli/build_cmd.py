@@ -6,11 +6,16 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 
 from harness.builder import Builder
-from harness.errors import EXIT_USAGE
+from harness.errors import EXIT_USAGE, ConfigError
 from harness.plugins import load_plugins
+
+
+class BuildError(ConfigError):
+    """A builder refused its input (no usable video, bad flags, a folder built another way)."""
 
 
 def main(argv: list[str], command: str = "build") -> int:
@@ -37,7 +42,11 @@ def main(argv: list[str], command: str = "build") -> int:
     )
     builder.add_arguments(parser)
     args = parser.parse_args(argv[1:])
-    code = builder.run(args)
+    try:
+        code = builder.run(args)
+    except ValueError as exc:  # builders raise ValueError for what the user can fix (see Builder.run)
+        logging.getLogger("harness.build").debug("%s %s failed", command, argv[0], exc_info=True)
+        raise BuildError(f"{command} {argv[0]}: {exc}") from exc
     if code:
         print(f"{command} {argv[0]}: finished with exit code {code}", file=sys.stderr)
     return int(code or 0)

@@ -10,7 +10,7 @@ import logging
 import sys
 from typing import Optional
 
-from harness.errors import EXIT_INTERRUPTED, ConfigError, HarnessError
+from harness.errors import EXIT_INTERRUPTED, EXIT_USAGE, ConfigError, HarnessError, describe_os_error
 
 SUBCOMMANDS = {
     "run": "harness.cli.run_cmd",
@@ -99,6 +99,10 @@ def main(argv: Optional[list[str]] = None) -> int:
     except HarnessError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return exc.exit_code
+    except OSError as exc:  # a user's path (missing, a file where a folder goes, a full disk): no traceback
+        logging.getLogger("harness").debug("OSError in '%s'", command, exc_info=True)
+        print(f"error: {describe_os_error(exc)}", file=sys.stderr)
+        return EXIT_USAGE
     except KeyboardInterrupt:
         print(
             "interrupted: finished samples are in the cache; rerun the same command to resume",

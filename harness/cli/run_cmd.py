@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
 from harness.completeness import DEFAULT_MAX_ERROR_RATE, check_max_error_rate, first_errors, is_complete
 from harness.errors import EXIT_INCOMPLETE, EXIT_OK, ConfigError
+from harness.media import ALLOW_SYMLINKS_ENV
 from harness.run_config import RunConfig, parse_frames, parse_kv
 
 
@@ -56,6 +58,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="largest share of errored samples a task may have before the run is incomplete (exit 5); default 0",
     )
     p.add_argument(
+        "--allow_external_symlinks",
+        action="store_true",
+        help="let symlinks inside a dataset root point outside it (their frames go to the model; "
+        "see docs/reliability.md)",
+    )
+    p.add_argument(
         "--rescore",
         nargs="+",
         type=Path,
@@ -85,6 +93,8 @@ def main(argv: list[str], command: str = "run") -> int:
         return _exit_code(out.results)
     if not args.tasks or not args.model:
         raise ConfigError("--tasks and --model are required (see `python -m harness --help`)")
+    if args.allow_external_symlinks:  # read by harness.media.safe_media_path (and by torchrun's ranks)
+        os.environ[ALLOW_SYMLINKS_ENV] = "1"
     limit = args.limit
     if limit is not None and limit >= 1:
         limit = int(limit)

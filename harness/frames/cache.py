@@ -1,7 +1,9 @@
 """The on-disk frame cache: raw uint8 arrays behind a small JSON header, no pickle.
 
-One file per clip: b"HFC1", a 4-byte little-endian header length, the JSON header (shape, indices,
-timestamps, fps, source size, decoder), zero padding to a 64-byte boundary, then the raw pixels. Files
+One file per clip: b"HFC2", a 4-byte little-endian header length, the JSON header (shape, indices,
+timestamps, fps, source size, decoder, and the payload's byte count and CRC-32), zero padding to a 64-byte
+boundary, then the raw pixels. A read checks the header fields, the length and the CRC-32, so a damaged or
+truncated payload is never served: the entry is dropped with a warning and the clip decoded again. Files
 are written to a temporary name and renamed (atomic), so readers in other processes see a whole entry
 or none. The cache is size-capped: hits touch the file's mtime and the oldest entries are evicted under
 a portable file lock (harness.locking). Any OSError while writing (a full disk) disables writing for the rest of the process
@@ -17,6 +19,7 @@ import logging
 import os
 import time
 import uuid
+import zlib
 from pathlib import Path
 from typing import Optional
 
@@ -29,9 +32,9 @@ from harness.media import VideoRef
 
 log = logging.getLogger(__name__)
 
-MAGIC = b"HFC1"
+MAGIC = b"HFC2"
 SUFFIX = ".frames"
-FRAME_CACHE_VERSION = 1  # bump when the file format or the decoding pipeline's output changes
+FRAME_CACHE_VERSION = 2  # bump when the file format or the decoding pipeline's output changes
 _ALIGN = 64
 _RESCAN_S = 5.0
 _STALE_TMP_S = 3600.0
@@ -179,9 +182,11 @@ class FrameCache:
         return self._scan()[1]
 
 
-def _header(clip: DecodedClip) -> bytes:
+def _header(clip: DecodedClip, frames: np.ndarray) -> bytes:
     meta = {
-        "shape": list(clip.frames.shape),
+        "shape": list(frames.shape),
+        "nbytes": int(frames.nbytes),
+        "crc32": zlib.crc32(memoryview(frames.reshape(-1))),
         "indices": [int(i) for i in clip.indices],
         "timestamps": [float(t) for t in clip.timestamps],
         "fps": float(clip.fps),
@@ -193,7 +198,7 @@ def _header(clip: DecodedClip) -> bytes:
 
 def _write_entry(tmp: Path, clip: DecodedClip) -> int:
     frames = np.ascontiguousarray(clip.frames, dtype=np.uint8)
-    header = _header(clip)
+    header = _header(clip, frames)
     head = MAGIC + len(header).to_bytes(4, "little") + header
     head += b"\0" * (-len(head) % _ALIGN)
     with open(tmp, "wb") as f:
@@ -205,23 +210,40 @@ def _write_entry(tmp: Path, clip: DecodedClip) -> int:
 def _read_entry(f) -> DecodedClip:
     start = f.read(8)
     if len(start) < 8 or start[:4] != MAGIC:
-        raise ValueError("not a frame cache entry")
+        raise ValueError("not a frame cache entry of this version")
     hlen = int.from_bytes(start[4:8], "little")
-    meta = json.loads(f.read(hlen))
+    try:
+        meta = json.loads(f.read(hlen))
+        shape = tuple(int(v) for v in meta["shape"])
+        count, crc = int(meta["nbytes"]), int(meta["crc32"])
+        fields = (
+            [int(i) for i in meta["indices"]],
+            [float(t) for t in meta["timestamps"]],
+            float(meta["fps"]),
+            (int(meta["source_size"][0]), int(meta["source_size"][1])),
+            str(meta["decoder"]),
+        )
+    except (KeyError, TypeError, IndexError, ValueError, AttributeError) as exc:
+        raise ValueError(f"corrupt header ({type(exc).__name__}: {exc})") from None
+    if len(shape) != 4 or shape[3] != 3 or min(shape) < 0 or int(np.prod(shape)) != count:
+        raise ValueError(f"corrupt header (shape {list(shape)} does not hold {count} bytes)")
+    if len(fields[0]) != shape[0]:
+        raise ValueError(f"corrupt header ({len(fields[0])} indices for {shape[0]} frames)")
     offset = 8 + hlen
     f.seek(offset + (-offset % _ALIGN))
-    shape = tuple(int(v) for v in meta["shape"])
-    count = int(np.prod(shape))
     frames = np.fromfile(f, dtype=np.uint8, count=count)
-    if frames.size != count:
-        raise ValueError(f"entry holds {frames.size} of {count} bytes")
+    if frames.size != count or f.read(1):
+        raise ValueError(f"entry payload is not {count} bytes")
+    if zlib.crc32(memoryview(frames)) != crc:
+        raise ValueError("entry payload fails its CRC-32 check")
+    indices, timestamps, fps, source_size, decoder = fields
     return DecodedClip(
         frames=frames.reshape(shape),
-        indices=[int(i) for i in meta["indices"]],
-        timestamps=[float(t) for t in meta["timestamps"]],
-        fps=float(meta["fps"]),
-        source_size=(int(meta["source_size"][0]), int(meta["source_size"][1])),
-        decoder=str(meta["decoder"]),
+        indices=indices,
+        timestamps=timestamps,
+        fps=fps,
+        source_size=source_size,
+        decoder=decoder,
         from_cache=True,
     )
 

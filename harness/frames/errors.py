@@ -10,6 +10,8 @@ import os
 #: Machine tags used in `MediaError.reason`.
 REASONS = (
     "missing",
+    "not_a_file",
+    "unreadable",
     "empty",
     "corrupt",
     "truncated",
@@ -44,6 +46,8 @@ class MediaError(Exception):
 
 _HINTS = {
     "missing": "check the dataset root (--data) or rebuild the dataset",
+    "not_a_file": "point the dataset at a regular video file (or a folder of frame images)",
+    "unreadable": "check the file's permissions and the disk it is on",
     "empty": "the file has zero bytes; re-download or rebuild it",
     "truncated": "the file ends early (interrupted copy or download?); re-download or rebuild it",
     "corrupt": "the file is not a readable video; re-download or rebuild it",

@@ -107,6 +107,13 @@ def load_clip(ref: VideoRef, spec: FrameSpec, cache: Optional[FrameCache] = None
     the spec and the decoder versions. Raises MediaError (naming the file and a reason tag) for a
     missing, empty, truncated, corrupt or undecodable video, or segments that select no frame of it.
     """
+    try:
+        return _load_clip(ref, spec, cache)
+    except OSError as exc:  # any I/O failure on the media is a counted media error, never a crash
+        raise MediaError(ref.path, "unreadable", f"{type(exc).__name__}: {exc}") from None
+
+
+def _load_clip(ref: VideoRef, spec: FrameSpec, cache: Optional[FrameCache]) -> DecodedClip:
     path = ref.path
     folder = is_frame_folder(path)  # a directory of frame images is a video (harness/frames/folder.py)
     key = None

@@ -7,6 +7,7 @@ presentation order for both decoders. Results are memoised per file version (pat
 from __future__ import annotations
 
 import os
+import stat
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,21 +55,46 @@ _memo_lock = threading.Lock()
 _MEMO_MAX = 512
 
 
+_NOT_A_FILE = (
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
+
+
 def check_file(path: str | os.PathLike) -> os.stat_result:
-    """Stat `path`, raising MediaError 'missing' / 'empty' (and 'truncated' for a cut-off MP4)."""
+    """Stat `path` before anything opens it; raises MediaError unless it is a readable video.
+
+    Only a regular file (or a folder of frame images) passes: a directory, FIFO, socket or device is
+    'not_a_file' (opening a FIFO would block forever), a zero-byte file 'empty', a missing one 'missing',
+    and any other OSError (permission, I/O, symlink loop) 'unreadable'. Symlinks are followed here; the
+    dataset-root policy for them is `harness.media.safe_media_path`.
+    """
     p = Path(path)
     try:
-        st = p.stat()
-    except FileNotFoundError:
-        raise MediaError(p, "missing", "no such file") from None
+        st = os.stat(p)
+    except (FileNotFoundError, NotADirectoryError):
+        raise MediaError(p, "missing", "file not found") from None
     except OSError as exc:
-        raise MediaError(p, "missing", str(exc)) from None
+        raise MediaError(p, "unreadable", f"{type(exc).__name__}: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(st.st_mode):
+        from harness.frames.folder import is_frame_folder  # lazy: folder.py imports this module
+
+        if is_frame_folder(p):
+            return st
+        raise MediaError(p, "not_a_file", "a directory without frame images (*.jpg, *.jpeg, *.png)")
+    if not stat.S_ISREG(st.st_mode):
+        kind = next((what for test, what in _NOT_A_FILE if test(st.st_mode)), "not a regular file")
+        raise MediaError(p, "not_a_file", kind)
     if st.st_size == 0:
         raise MediaError(p, "empty", "zero bytes")
     return st
 
 
 def _open_error(path: Path, size: int, exc: Exception) -> MediaError:
+    if isinstance(exc, OSError) and not isinstance(exc, FileNotFoundError):  # PyAV's EACCES, EIO, ...
+        return MediaError(path, "unreadable", str(exc))
     if mp4_cut_off(path, size):
         return MediaError(path, "truncated", str(exc))
     return MediaError(path, "corrupt", str(exc))

@@ -18,12 +18,19 @@ def write_video(
     crf: int = 18,
     pix_fmt: str = "yuv420p",
     options: dict[str, str] | None = None,
+    threads: int = 1,
 ) -> int:
     """Encode RGB uint8 frames (H, W, 3) to `path`; returns the number of frames written.
 
     Written to a temporary name and renamed, so a killed build never leaves a half-written video.
     Width and height must be even for yuv420p (H.264's usual pixel format). `options` are extra encoder
     options merged over the defaults (e.g. {"x264-params": "keyint=8"} for a keyframe every 8 frames).
+
+    `threads=1` (the default) keeps the bytes independent of the machine: with FFmpeg's automatic threading
+    (`threads=0`) libx264 splits frames into one slice per thread, so the same frames encode differently
+    on machines (or under CPU restrictions) with other CPU counts. Builders that promise byte-identical
+    rebuilds keep the default and parallelise across videos instead; `threads=0` is faster for one large
+    video when reproducible bytes do not matter.
     """
     import av  # local import: PyAV is only needed when writing
 
@@ -44,8 +51,10 @@ def write_video(
                     raise ValueError(f"write_video({out}): {w}x{h} is odd; yuv420p needs even sides")
                 stream = container.add_stream(codec, rate=Fraction(fps).limit_denominator(1001))
                 stream.width, stream.height, stream.pix_fmt = w, h, pix_fmt
+                stream.thread_count = threads  # FFmpeg-level threads of the codec context
                 if codec == "libx264":
-                    stream.options = {"crf": str(crf), "preset": "veryfast", **(options or {})}
+                    base = {"crf": str(crf), "preset": "veryfast", "threads": str(threads)}
+                    stream.options = {**base, **(options or {})}
                 elif options:
                     stream.options = dict(options)
             for packet in stream.encode(av.VideoFrame.from_ndarray(arr, format="rgb24")):

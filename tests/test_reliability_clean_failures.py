@@ -1,0 +1,96 @@
+"""Clean failures: builder and CLI errors are one message with a fix, never a traceback; a full disk on the
+output folder names the path and leaves no temporary file."""
+
+from __future__ import annotations
+
+import builtins
+import errno
+
+import pytest
+
+from conftest import harness_env, run_harness
+from harness import results as results_module
+from harness.cli.main import main
+from harness.errors import OutputError
+from harness.plugins import load_plugins
+from harness.run_config import RunConfig
+from harness.runner import run
+
+
+def _clean(proc, code: int, *words: str) -> None:
+    assert proc.returncode == code, (proc.returncode, proc.stderr)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    for w in words:
+        assert w in proc.stderr, proc.stderr
+
+
+def test_build_tempcloze_with_nothing_usable_is_a_message(tmp_path):
+    videos = tmp_path / "videos"
+    videos.mkdir()
+    env = harness_env()
+    args = ["build", "tempcloze", "--videos", str(videos), "--no-progress"]
+    proc = run_harness([*args, "--out", str(tmp_path / "a")], env, timeout=120)
+    _clean(proc, 2, "error: build tempcloze: no video files in", "point --videos at a folder of videos")
+    (videos / "clip.mp4").write_text("not a video\n")
+    proc = run_harness([*args, "--out", str(tmp_path / "b")], env, timeout=120)
+    _clean(proc, 2, "no usable video", "unreadable: 1", str(tmp_path / "b" / "manifest.json"))
+
+
+def test_cli_path_mistakes_are_messages(tmp_path):
+    a_file = tmp_path / "a_file"
+    a_file.write_text("x")
+    env = harness_env()
+    proc = run_harness(["--rescore", str(tmp_path / "missing.jsonl")], env, timeout=120)
+    _clean(proc, 2, "missing.jsonl: No such file or directory; check that the path exists")
+    proc = run_harness(["demo", "--out", str(a_file / "sub")], env, timeout=120)
+    _clean(proc, 2, "Not a directory", "a part of the path is a file")
+
+
+class _FullDisk:
+    """open() for the output folder whose writes fail half way with ENOSPC, like a full disk."""
+
+    def __init__(self, folder):
+        self.folder = str(folder)
+        self.real = builtins.open
+
+    def __call__(self, file, mode="r", *a, **k):
+        f = self.real(file, mode, *a, **k)
+        if str(file).startswith(self.folder) and "w" in mode:
+            real_write = f.write
+
+            def write(text):
+                real_write(text[: len(text) // 2])
+                f.flush()
+                raise OSError(errno.ENOSPC, "No space left on device")
+
+            f.write = write
+        return f
+
+
+def test_a_full_output_disk_names_the_path_and_leaves_no_temp_file(tmp_path, colors_root, with_plugin, monkeypatch):
+    out = tmp_path / "out"
+    monkeypatch.setattr(results_module, "open", _FullDisk(out), raising=False)
+    cfg = RunConfig(
+        tasks=["colors_qa"],
+        model="oracle",
+        data=colors_root,
+        output_path=out,
+        log_samples=True,
+        cache_dir=tmp_path / "c",
+        progress=False,
+    )
+    with pytest.raises(OutputError) as err:
+        run(cfg, load_plugins())
+    msg = str(err.value)
+    assert str(out) in msg and "No space left on device" in msg and "free space" in msg
+    assert [p.name for p in out.rglob("*") if p.is_file()] == []  # no .tmp, no half file
+
+
+def test_a_full_output_disk_on_the_command_line(tmp_path, colors_root, with_plugin, monkeypatch, capsys):
+    out = tmp_path / "out"
+    monkeypatch.setattr(results_module, "open", _FullDisk(out), raising=False)
+    args = ["--tasks", "colors_qa", "--model", "oracle", "--data", str(colors_root), "--no_progress"]
+    code = main([*args, "--output_path", str(out), "--cache_dir", str(tmp_path / "c")])
+    err = capsys.readouterr().err
+    assert code == 3 and err.startswith("error: cannot write ") and str(out) in err, err
+    assert "Traceback" not in err and not [p for p in out.rglob("*") if p.is_file()]

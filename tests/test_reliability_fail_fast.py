@@ -1,0 +1,73 @@
+"""Fail fast and say what is missing: data is checked before the model loads; a model whose extra is not
+installed names the extra (`pip install -e ".[hf]"`) instead of ending in a raw ModuleNotFoundError."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import harness_env, run_harness
+from harness import runner
+from harness.errors import DataError
+from harness.plugins import load_plugins
+from harness.run_config import RunConfig
+
+BLOCKER = '''
+import sys
+from importlib.abc import MetaPathFinder
+
+class _NotInstalled(MetaPathFinder):
+    """Acts as if the hf extra's packages were not installed."""
+    BLOCKED = {"torch", "torchvision", "transformers", "accelerate"}
+
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in self.BLOCKED:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+sys.meta_path.insert(0, _NotInstalled())
+'''
+
+
+@pytest.fixture
+def no_hf_extra(tmp_path, plugin_site):
+    site = tmp_path / "no_hf"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(BLOCKER)
+    env = harness_env(plugin_site)
+    env["PYTHONPATH"] = f"{site}:{env['PYTHONPATH']}"
+    return env
+
+
+def test_a_model_without_its_extra_names_the_extra(no_hf_extra, colors_root, tmp_path):
+    args = ["--tasks", "colors_qa", "--model", "llava_video_7b", "--data", str(colors_root)]
+    proc = run_harness([*args, "--cache_dir", str(tmp_path / "c"), "--no_progress"], no_hf_extra, timeout=120)
+    assert proc.returncode == 3, proc.stderr
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert "model 'llava_video_7b' needs the 'hf' extra" in proc.stderr
+    assert 'pip install -e ".[hf]"' in proc.stderr and "'torch'" in proc.stderr
+
+
+def test_missing_data_is_reported_before_the_model_loads(no_hf_extra, tmp_path):
+    args = ["--tasks", "colors_qa", "--model", "llava_video_7b", "--data", str(tmp_path / "nowhere")]
+    proc = run_harness([*args, "--cache_dir", str(tmp_path / "c"), "--no_progress"], no_hf_extra, timeout=120)
+    assert proc.returncode == 2 and "does not exist" in proc.stderr and "torch" not in proc.stderr, proc.stderr
+
+
+def test_every_task_is_loaded_before_the_model(tmp_path, colors_root, with_plugin, monkeypatch):
+    loaded = []
+
+    def refuse(*a, **k):
+        loaded.append(a[1])
+        raise AssertionError("the model was loaded before the data was checked")
+
+    monkeypatch.setattr(runner, "load_model", refuse)
+    cfg = RunConfig(
+        tasks=["colors_qa", "colors_qa_color"],
+        model="oracle",
+        data=tmp_path / "missing",
+        cache_dir=tmp_path / "c",
+        progress=False,
+    )
+    with pytest.raises(DataError, match="does not exist"):
+        runner.run(cfg, load_plugins())
+    assert loaded == []
