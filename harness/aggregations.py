@@ -13,6 +13,7 @@ bootstrap CI resamples clusters (videos) and recomputes the corpus metric on eve
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -53,6 +54,9 @@ class Aggregator:
     name: str
     fn: Callable[[list], float]
     corpus: bool = False
+    #: for bootstrapping: items -> prepared items (e.g. captions tokenized once), and fn over prepared items
+    prepare: Optional[Callable[[list], list]] = None
+    prepared_fn: Optional[Callable[[list], float]] = None
 
     def __call__(self, items: list) -> float:
         if not items:
@@ -60,16 +64,39 @@ class Aggregator:
         return float(self.fn(items))
 
 
+def _check_pairs(items: list, name: str) -> None:
+    for i, item in enumerate(items):
+        if not isinstance(item, (list, tuple)) or len(item) != 2:
+            raise ConfigError(
+                f"metric '{name}' aggregates [prediction, reference] pairs; item {i} is {item!r}"
+            )
+
+
 def _pairs(metric: Callable, name: str) -> Callable[[list], float]:
     def over_pairs(items: list) -> float:
-        for i, item in enumerate(items):
-            if not isinstance(item, (list, tuple)) or len(item) != 2:
-                raise ConfigError(
-                    f"metric '{name}' aggregates [prediction, reference] pairs; item {i} is {item!r}"
-                )
+        _check_pairs(items, name)
         return metric([p for p, _ in items], [r for _, r in items])
 
     return over_pairs
+
+
+def _metric_aggregator(metric: Callable, name: str) -> Aggregator:
+    """A registered metric over pairs; a caption metric (one with a `tokenize` flag) has its captions
+    tokenized once for the bootstrap instead of on every replicate (the PTB tokenizer is a subprocess)."""
+    agg = Aggregator(name, _pairs(metric, name), corpus=True)
+    if "tokenize" in inspect.signature(metric).parameters:
+        from metrics.caption_inputs import caption_pairs  # noqa: PLC0415 - the floor: pure functions
+
+        def prepare(items: list) -> list:
+            _check_pairs(items, name)
+            cands, refs = caption_pairs([p for p, _ in items], [r for _, r in items], True)
+            return [[c, r] for c, r in zip(cands, refs, strict=True)]
+
+        def prepared(items: list) -> float:
+            return metric([p for p, _ in items], [r for _, r in items], tokenize=False)
+
+        agg.prepare, agg.prepared_fn = prepare, prepared
+    return agg
 
 
 def resolve_aggregation(
@@ -84,7 +111,7 @@ def resolve_aggregation(
     if registry is not None and registry.has("aggregation", ref):
         return Aggregator(ref, registry.get("aggregation", ref).load(), corpus=True)
     if registry is not None and registry.has("metric", ref):
-        return Aggregator(ref, _pairs(registry.get("metric", ref).load(), ref), corpus=True)
+        return _metric_aggregator(registry.get("metric", ref).load(), ref)
     if ":" in ref:
         return Aggregator(ref, load_hook(ref, Path(base_dir or "."), f"{what} aggregation"), corpus=True)
     known = set(BUILTIN)
@@ -116,11 +143,14 @@ def aggregate_items(
             items, clusters=clusters, n_resamples=n_resamples or default_resamples, seed=seed
         )
         return value, lo, hi
+    fn = agg
+    if agg.prepare is not None and agg.prepared_fn is not None:
+        items, fn = agg.prepare(items), agg.prepared_fn
     lo, hi = bootstrap_ci(
         list(range(len(items))),
         clusters=clusters,
         n_resamples=n_resamples or CORPUS_BOOTSTRAP,
         seed=seed,
-        statistic=lambda idx: agg([items[int(i)] for i in idx]),
+        statistic=lambda idx: fn([items[int(i)] for i in idx]),
     )
     return value, lo, hi
