@@ -31,6 +31,12 @@ def write_video(
     on machines (or under CPU restrictions) with other CPU counts. Builders that promise byte-identical
     rebuilds keep the default and parallelise across videos instead; `threads=0` is faster for one large
     video when reproducible bytes do not matter.
+
+    libx264's macroblock-tree rate control is off (`mbtree=0`, the x264 params the caller passes come after
+    it and may turn it back on): with it, identical YUV frames encoded on one thread gave a different
+    bitstream for one frame in 16 in a process that had just done other heavy work (3 of 3 runs; 0 of 9
+    with `mbtree=0`, PyAV 18 / FFmpeg 8). The frames handed to the encoder were identical every time, so
+    this was the encoder, not the data; see docs/reliability.md.
     """
     import av  # local import: PyAV is only needed when writing
 
@@ -54,7 +60,9 @@ def write_video(
                 stream.thread_count = threads  # FFmpeg-level threads of the codec context
                 if codec == "libx264":
                     base = {"crf": str(crf), "preset": "veryfast", "threads": str(threads)}
-                    stream.options = {**base, **(options or {})}
+                    extra = dict(options or {})
+                    x264 = ":".join(p for p in ("mbtree=0", extra.pop("x264-params", "")) if p)
+                    stream.options = {**base, **extra, "x264-params": x264}
                 elif options:
                     stream.options = dict(options)
             for packet in stream.encode(av.VideoFrame.from_ndarray(arr, format="rgb24")):
