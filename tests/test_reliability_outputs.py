@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -151,9 +152,10 @@ def test_fuzzed_outputs_are_answers_never_errors(task_docs):  # noqa: F811 - the
 
 
 class _T:
-    """A stand-in task whose parse/score behaviour the test chooses."""
+    """A stand-in task whose parse/score behaviour the test chooses (no corpus-level metrics)."""
 
     name = "t"
+    config = SimpleNamespace(metrics=[])
 
     def __init__(self, score):
         self._score = score
