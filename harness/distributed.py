@@ -7,6 +7,7 @@ identical to a one-process run. torch is imported only when the world has more t
 
 from __future__ import annotations
 
+import atexit
 import os
 from typing import Any, Optional
 
@@ -23,7 +24,18 @@ def _ensure_group() -> Any:
 
     if not dist.is_initialized():
         dist.init_process_group(backend="gloo")
+        atexit.register(_destroy_group)
     return dist
+
+
+def _destroy_group() -> None:
+    """Tear the gloo group down before the interpreter exits: left to process teardown, its C++ threads are
+    destroyed while still joinable and a rank aborts ("terminate called without an active exception",
+    exit -6) after its work is done, now and then."""
+    import torch.distributed as dist
+
+    if dist.is_initialized():
+        dist.destroy_process_group()
 
 
 def gather_to_rank0(obj: Any) -> Optional[list[Any]]:
