@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import random
 
-HAND = [
+#: ordinary captions, shared with tests/test_metrics_captions.py
+COMMON = [
     "A man is riding a horse.",
     "Two dogs play in the park. They run fast.",
     "The cat's toy is under the table, isn't it?",
@@ -26,6 +27,10 @@ HAND = [
     "1,000 people, 3.14 pi, 10:30 am, 2019-01-01.",
     "Hello!!! What?? ok?!",
     "Ends with abbreviation etc.",
+]
+
+HAND = [
+    *COMMON,
     "The woman (in a blue coat) walks her dog... slowly.",
     "Plan A. Then the next one.",
     "It's 5 o'clock and the U.K. office isn't open.",

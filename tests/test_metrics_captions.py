@@ -5,6 +5,7 @@ import random
 import shutil
 
 import pytest
+from ptb_corpus import COMMON
 
 from metrics import (
     bleu4,
@@ -27,22 +28,7 @@ VOCAB = "a the man woman dog red blue cube sphere moves rotates left right slowl
 # Ordinary English captions of the kind the benchmarks produce, with punctuation, contractions,
 # numbers, brackets and abbreviations.
 SENTENCES = [
-    "A man is riding a horse.",
-    "Two dogs play in the park. They run fast.",
-    "The cat's toy is under the table, isn't it?",
-    'He said "hello" to me.',
-    "It costs $5.50 or 50% off!",
-    "I can't, won't, don't and shouldn't do it.",
-    "We're here; they've gone: you'll see. I'd go. I'm fine.",
-    "The U.S. team won. Mr. Smith and Dr. Who met at 3 p.m. today.",
-    "A red-and-white striped shirt -- very nice...",
-    "The ball (red) moves [left] {fast}.",
-    "She's gonna wanna gotta go, cannot.",
-    "The dogs' bowls are empty.",
-    "'Quoted' words and `backticks' here.",
-    "1,000 people, 3.14 pi, 10:30 am, 2019-01-01.",
-    "Hello!!! What?? ok?!",
-    "Ends with abbreviation etc.",
+    *COMMON,
     "The small red rubber cube rotates clockwise, then stops.",
     "Is there a large metal sphere behind the cylinder?",
     "The light turns off twice; the cone moves to the left.",
