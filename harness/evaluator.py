@@ -132,13 +132,14 @@ class Evaluator:
         if key:
             self.key(inst)
 
-    def key(self, inst: Instance) -> None:
-        """The response-cache key of a prepared instance (reads each video's content hash)."""
+    def key(self, inst: Instance, identities: Optional[dict[str, str]] = None) -> None:
+        """The response-cache key of a prepared instance (each video's content hash: from `identities`,
+        what `media_hash.hash_files` just returned, else looked up)."""
         req = inst.request
         try:
             inst.key = response_key(
                 self.model.identity(), req.gen_kwargs, req.messages, inst.spec, decoder_tag(inst.spec),
-                req.hints or None,
+                req.hints or None, identities,
             )  # fmt: skip
         except MEDIA_ERRORS as exc:
             inst.error = _error("media", exc)
@@ -217,10 +218,10 @@ class Evaluator:
             for p in m.content
             if isinstance(p, VideoPart)
         ]
-        media_hash.hash_files(videos, progress=self.cfg.progress)  # new videos in parallel, once
+        identities = media_hash.hash_files(videos, progress=self.cfg.progress)  # new ones in parallel, once
         for inst in instances:
             if inst.error is None:
-                self.key(inst)
+                self.key(inst, identities)
                 if inst.error is not None and self.cfg.strict:
                     self.record(inst)  # a video that cannot be keyed: --strict stops here too
         live = [i for i in instances if i.error is None]

@@ -103,38 +103,60 @@ def _real_root(root: str) -> str:
     return os.path.realpath(root)
 
 
-def _resolve_below(real_root: str, rel: str) -> str:
+def _components(rel: str) -> list[str]:
+    """The path components of a relative row path as pathlib splits them (empty and '.' parts dropped)."""
+    text = rel.replace(os.altsep, os.sep) if os.altsep else rel
+    return [p for p in text.split(os.sep) if p and p != "."]
+
+
+def _resolve_below(real_root: str, rel: str, checked: Optional[set[str]] = None) -> str:
     """realpath(real_root / rel), checking only the components below the (already real) root: a row path
-    without '..' and without symlinks under the root is its own real path, at one lstat per component."""
-    parts = Path(rel).parts
+    without '..' and without symlinks under the root is its own real path, at one lstat per component.
+    `checked`: folders already found not to be symlinks in this run (not looked at again; the file is)."""
+    parts = _components(rel)
     if os.pardir in parts:
         return os.path.realpath(os.path.join(real_root, rel))
     current = real_root
-    for part in parts:
+    last = len(parts) - 1
+    for i, part in enumerate(parts):
         current = os.path.join(current, part)
+        if i < last and checked is not None and current in checked:
+            continue
         if os.path.islink(current):
             return os.path.realpath(os.path.join(real_root, rel))
+        if i < last and checked is not None:
+            checked.add(current)
     return current
 
 
-def safe_media_path(root: Path, rel: str, what: str) -> Path:
+def _is_below(path: str, real_root: str) -> bool:
+    """Whether a real path lies in a real root (pathlib's `is_relative_to`, on strings)."""
+    return path == real_root or path.startswith(real_root.rstrip(os.sep) + os.sep)
+
+
+def safe_media_path(root: Path, rel: str, what: str, checked: Optional[set[str]] = None) -> Path:
+    """`root / rel` resolved, for a media path taken from a dataset row (see `resolve_media_path`)."""
+    return Path(resolve_media_path(root, rel, what, checked))
+
+
+def resolve_media_path(root: Path | str, rel: str, what: str, checked: Optional[set[str]] = None) -> str:
     """`root / rel` resolved, for a media path taken from a dataset row.
 
     The row's path must stay inside the root as written: absolute paths and `..` that climb out are
     refused. A symlink the user placed inside the root may point elsewhere only with the opt-in
     `--allow_external_symlinks` (an API model would receive the frames of whatever it points at).
+    `checked`: a set the caller keeps for one run, so the folders many rows share are checked once.
     """
     text = str(rel)
-    p = Path(text)
-    if p.is_absolute() or text.startswith(("/", "\\")):
+    if os.path.isabs(text) or text.startswith(("/", "\\")):
         raise MediaPathError(
             f"{what}: media path '{text}' is absolute; paths must be relative to the dataset folder"
         )
     if os.path.normpath(text).split(os.sep)[0] == os.pardir:
         raise MediaPathError(f"{what}: media path '{text}' escapes the dataset folder {root} ('..')")
     real_root = _real_root(str(root))
-    full = Path(_resolve_below(real_root, text))
-    if not full.is_relative_to(real_root) and not external_symlinks_allowed():
+    full = _resolve_below(real_root, text, checked)
+    if not _is_below(full, real_root) and not external_symlinks_allowed():
         raise MediaPathError(
             f"{what}: media path '{text}' is a symlink to {full}, outside the dataset folder {root}; "
             "if you trust it, rerun with --allow_external_symlinks (its frames are sent to the model, "

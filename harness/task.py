@@ -11,6 +11,7 @@ Hook signatures (all optional; see docs/plugins.md):
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -23,7 +24,7 @@ from harness.aggregations import Aggregator, resolve_aggregation
 from harness.config.schema import MetricConfig, TaskConfig
 from harness.errors import ConfigError, DataError
 from harness.hooks import load_hook
-from harness.media import MediaPathError, VideoRef, safe_media_path  # noqa: F401 - re-exported
+from harness.media import MediaPathError, VideoRef, resolve_media_path, safe_media_path  # noqa: F401 - re-exported
 from harness.requests import Message, Response, TextPart, VideoPart
 from harness.templates import render
 
@@ -91,6 +92,7 @@ class Task:
         self.cache_dir: Optional[Path] = None
         #: folders whose absolute media paths rows may name (media a `datasets` dataset provided)
         self.media_roots: list[Path] = []
+        self._checked_dirs: set[str] = set()  # dataset folders found not to be symlinks (one task = one run)
         #: metric name -> its resolved aggregation (see harness.aggregations); filled on first use
         self.aggregators: dict[str, Aggregator] = {}
 
@@ -228,19 +230,20 @@ class Task:
                 if isinstance(part, VideoPart):
                     full = self._media_path(root, part.ref.path, doc, from_hook=hook is not None)
                     m.content[i] = VideoPart(
-                        ref=part.ref.model_copy(update={"path": str(full)}),
+                        ref=part.ref.model_copy(update={"path": full}),
                         label=part.ref.label or part.label,
                         spec=part.spec,
                     )
         return messages
 
-    def _media_path(self, root: Path, path: str, doc: dict, from_hook: bool) -> Path:
+    def _media_path(self, root: Path, path: str, doc: dict, from_hook: bool) -> str:
         """A video path checked by the root rule; absolute paths a hook returned (the task's responsibility)
         or that point into media a `datasets` dataset provided are kept."""
-        p = Path(path)
-        if p.is_absolute() and (from_hook or any(p.resolve().is_relative_to(r) for r in self.media_roots)):
-            return p
-        return safe_media_path(root, path, f"task '{self.name}' doc '{doc['doc_id']}'")
+        if os.path.isabs(path) and (
+            from_hook or any(Path(path).resolve().is_relative_to(r) for r in self.media_roots)
+        ):
+            return path
+        return resolve_media_path(root, path, f"task '{self.name}' doc '{doc['doc_id']}'", self._checked_dirs)
 
     def target(self, doc: dict) -> Any:
         hook = self.hook("target")

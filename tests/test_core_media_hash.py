@@ -1,5 +1,6 @@
-"""Hash once: content hashes are kept per file version in the cache dir, so a rerun reads no video to key
-its requests; first-time hashing runs in parallel threads with a progress bar."""
+"""Hash once: content hashes are kept per file version in the cache dir's hash index, so a rerun reads no
+video to key its requests; first-time hashing runs in parallel threads with a progress bar; processes
+sharing a cache dir share hashes, and a damaged or torn index line is hashed again, never trusted."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import shutil
 
 import pytest
 
-from harness import media_hash
+from harness import hash_index, media_hash
 from harness.frames import loader, probe
 from harness.media import media_identity
 from harness.plugins import load_plugins
@@ -18,11 +19,20 @@ from harness.runner import run
 
 @pytest.fixture
 def fresh_memo(monkeypatch):
-    """As if in a new process: nothing remembered in memory (the on-disk store is what remains)."""
-    monkeypatch.setattr(media_hash, "_memo", {})
+    """As if in a new process: nothing remembered in memory (the on-disk index is what remains)."""
+    media_hash.set_store(None)
+    media_hash.forget()
     monkeypatch.setattr(probe, "_memo", {})
     yield
     media_hash.set_store(None)
+    media_hash.forget()
+
+
+def _entries(folder) -> list[list]:
+    """The index's lines, parsed (every log and merged file in the folder)."""
+    import json
+
+    return [json.loads(line) for p in sorted(folder.glob("*.jsonl")) for line in p.read_text().splitlines()]
 
 
 def _forbid_reading(monkeypatch):
@@ -39,9 +49,9 @@ def test_a_rerun_reads_no_video_to_key_its_requests(tmp_path, colors_root, with_
     )
     first = run(cfg, load_plugins())
     assert first.stats["generated"] == 24
-    stored = [p for p in (tmp_path / "c" / "hashes").rglob("*") if p.is_file()]
-    assert len(stored) == 12  # one entry per video version
-    monkeypatch.setattr(media_hash, "_memo", {})
+    assert len(_entries(tmp_path / "c" / "hashes")) == 12  # one entry per video version, in one log
+    assert len(list((tmp_path / "c" / "hashes").iterdir())) == 1
+    media_hash.forget()
     monkeypatch.setattr(probe, "_memo", {})
     _forbid_reading(monkeypatch)
     again = run(cfg, load_plugins())
@@ -58,12 +68,17 @@ def test_a_changed_or_damaged_entry_is_hashed_again(tmp_path, colors_root, fresh
     shutil.copy(other, video)  # replaced in place: new size / mtime, new hash
     os.utime(video, ns=(1, 1))
     assert media_identity(video) == media_identity(other) != first
-    assert len([p for p in (tmp_path / "hashes").rglob("*") if p.is_file()]) == 3  # 2 versions + other
-    monkeypatch.setattr(media_hash, "_memo", {})
-    for p in (tmp_path / "hashes").rglob("*"):
-        if p.is_file():
-            p.write_text("not a digest")
+    assert len(_entries(tmp_path / "hashes")) == 3  # 2 versions + other
+    media_hash.forget()
+    (log,) = (tmp_path / "hashes").glob("log-*.jsonl")
+    lines = log.read_text().splitlines()
+    damaged = [line.replace(line[-20:-14], "000000") for line in lines]  # digests changed: CRCs fail
+    log.write_text("not a digest\n" + "\n".join(damaged) + "\n")
+    read = []
+    real = media_hash._read_digest
+    monkeypatch.setattr(media_hash, "_read_digest", lambda p, st: read.append(p) or real(p, st))
     assert media_identity(video) == media_identity(other)  # damaged entries: recomputed, not trusted
+    assert len(read) == 2
 
 
 def test_first_time_hashing_is_parallel_with_a_progress_bar(tmp_path, colors_root, fresh_memo, capsys, monkeypatch):
@@ -79,14 +94,66 @@ def test_first_time_hashing_is_parallel_with_a_progress_bar(tmp_path, colors_roo
         return real(path, st)
 
     monkeypatch.setattr(media_hash, "_read_digest", spy)
-    assert media_hash.hash_files([*videos, *videos], workers=4, progress=True) == len(videos)
+    digests = media_hash.hash_files([*videos, *videos], workers=4, progress=True)
+    assert sorted(digests) == sorted(map(str, videos))
     assert "hashing videos" in capsys.readouterr().err
     assert len(threads) > 1 and threading_is_not_main(threads)
-    assert media_hash.hash_files(videos, workers=4) == 0  # all known now: nothing read
-    assert all(media_identity(v) for v in videos)
+    threads.clear()
+    assert media_hash.hash_files(videos, workers=4) == digests  # all known now: nothing read
+    assert not threads
+    assert all(media_identity(v) == digests[str(v)] for v in videos)
 
 
 def threading_is_not_main(idents) -> bool:
     import threading
 
     return threading.main_thread().ident not in idents
+
+
+def test_processes_sharing_a_cache_dir_share_hashes(tmp_path, colors_root):
+    """Two writers (as two processes: two indexes on one folder) each append to their own log; a reader
+    that loaded before the other wrote sees the new entries on refresh, and a torn last line only later."""
+    videos = sorted((colors_root / "colors" / "videos").glob("*.mp4"))[:2]
+    keys = [media_hash.version_key(v, os.stat(v)) for v in videos]
+    a = hash_index.HashIndex(tmp_path, 1)
+    b = hash_index.HashIndex(tmp_path, 1)
+    a.add(keys[0], "a" * 32)
+    assert b.get(keys[0]) == "a" * 32 and b.get(keys[1]) is None
+    assert a.get(keys[1]) is None  # a loads the folder now
+    b.add(keys[1], "b" * 32)
+    assert a.get(keys[1]) is None  # loaded already: not read again on every lookup
+    assert a.get(keys[1], refresh=True) == "b" * 32
+    assert len(list(tmp_path.glob("log-*.jsonl"))) == 2
+    (b_log,) = [p for p in tmp_path.glob("log-*.jsonl") if "b" * 32 in p.read_text()]
+    c = hash_index.HashIndex(tmp_path, 1)
+    line = hash_index._line(repr((1, "x")), "c" * 32)
+    with open(b_log, "a") as f:
+        f.write(line[:20])  # a line still being written
+    c.refresh()
+    assert repr((1, "x")) not in c._entries
+    with open(b_log, "a") as f:
+        f.write(line[20:])
+    c.refresh()
+    assert c._entries[repr((1, "x"))] == "c" * 32
+    for index in (a, b, c):
+        index.close()
+
+
+def test_many_logs_are_folded_into_one(tmp_path):
+    for i in range(hash_index.COMPACT_AT + 3):  # as many runs, each its own process and log
+        index = hash_index.HashIndex(tmp_path, 1)
+        index.add(("v", i), f"{i:032x}")
+        index.close()
+    reader = hash_index.HashIndex(tmp_path, 1)
+    assert reader.get(("v", 0)) == f"{0:032x}"
+    assert [p.name.split("-")[0] for p in tmp_path.iterdir()] == ["merged"]
+    fresh = hash_index.HashIndex(tmp_path, 1)
+    assert all(fresh.get(("v", i)) == f"{i:032x}" for i in range(hash_index.COMPACT_AT + 3))
+
+
+def test_a_read_only_cache_dir_keeps_hashes_in_memory(tmp_path, colors_root, fresh_memo):
+    store = tmp_path / "hashes"
+    store.write_text("a file where the folder should be")  # the index cannot be written
+    media_hash.set_store(store)
+    video = colors_root / "colors" / "videos" / "test_000.mp4"
+    assert media_identity(video) == media_identity(video)

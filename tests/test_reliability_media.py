@@ -152,6 +152,21 @@ def test_row_paths_may_not_escape_lexically(tmp_path):
             safe_media_path(tmp_path, bad, "t")
 
 
+def test_a_folder_symlinked_out_of_the_root_is_refused_for_every_row(tmp_path):
+    """Folders found to be real are checked once per run (`checked`); a symlinked one never joins them."""
+    root = tmp_path / "data"
+    (root / "videos").mkdir(parents=True)
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (root / "linked").symlink_to(outside, target_is_directory=True)
+    checked: set[str] = set()
+    for i in range(3):
+        assert safe_media_path(root, f"videos/{i}.mp4", "t", checked) == root.resolve() / "videos" / f"{i}.mp4"
+        with pytest.raises(MediaPathError, match="allow_external_symlinks"):
+            safe_media_path(root, f"linked/{i}.mp4", "t", checked)
+    assert checked == {str(root.resolve() / "videos")}
+
+
 def test_template_include_never_follows_a_symlink_out_of_the_task_folder(tmp_path, colors_root):
     folder = tmp_path / "tasks"
     shutil.copytree(TASKS_DIR, folder)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
+from typing import Any, Optional
 
 from harness.frames.spec import FrameSpec
 from harness.media import media_identity
@@ -18,8 +18,12 @@ from harness.requests import ImagePart, Message, TextPart, VideoPart
 KEY_VERSION = 1
 
 
-def canonical_messages(messages: list[Message]) -> list[dict[str, Any]]:
-    """Messages as plain data with media replaced by content identities (raises on missing files)."""
+def canonical_messages(
+    messages: list[Message], identities: Optional[dict[str, str]] = None
+) -> list[dict[str, Any]]:
+    """Messages as plain data with media replaced by content identities (raises on missing files);
+    `identities`: path -> content identity already known for this run (`media_hash.hash_files`)."""
+    identities = identities or {}
     out = []
     for m in messages:
         parts: list[dict[str, Any]] = []
@@ -27,7 +31,8 @@ def canonical_messages(messages: list[Message]) -> list[dict[str, Any]]:
             if isinstance(p, TextPart):
                 parts.append({"text": p.text})
             elif isinstance(p, VideoPart):
-                part = {"video": media_identity(p.ref.path), "segments": p.ref.clip_key(), "label": p.label}
+                video = identities.get(p.ref.path) or media_identity(p.ref.path)
+                part = {"video": video, "segments": p.ref.clip_key(), "label": p.label}
                 if (
                     p.spec is not None
                 ):  # a clip's own frame spec (only when set: other keys stay as they were)
@@ -48,13 +53,14 @@ def response_key(
     frame_spec: FrameSpec | None,
     decoder: str,
     hints: dict[str, Any] | None = None,
+    identities: Optional[dict[str, str]] = None,
 ) -> str:
-    """The sha256 key of one request."""
+    """The sha256 key of one request (`identities`: see `canonical_messages`)."""
     payload = {
         "v": KEY_VERSION,
         "model": model_identity,
         "gen": gen_kwargs,
-        "messages": canonical_messages(messages),
+        "messages": canonical_messages(messages, identities),
         "frames": frame_spec.canonical() if frame_spec is not None else None,
         "decoder": decoder,
         "hints": hints,

@@ -71,13 +71,15 @@ def check_file(path: str | os.PathLike) -> os.stat_result:
     and any other OSError (permission, I/O, symlink loop) 'unreadable'. Symlinks are followed here; the
     dataset-root policy for them is `harness.media.safe_media_path`.
     """
-    p = Path(path)
     try:
-        st = os.stat(p)
+        st = os.stat(path)
     except (FileNotFoundError, NotADirectoryError):
-        raise MediaError(p, "missing", "file not found") from None
+        raise MediaError(Path(path), "missing", "file not found") from None
     except OSError as exc:
-        raise MediaError(p, "unreadable", f"{type(exc).__name__}: {exc.strerror or exc}") from None
+        raise MediaError(Path(path), "unreadable", f"{type(exc).__name__}: {exc.strerror or exc}") from None
+    if stat.S_ISREG(st.st_mode) and st.st_size > 0:  # the common case, without building a Path
+        return st
+    p = Path(path)
     if stat.S_ISDIR(st.st_mode):
         from harness.frames.folder import is_frame_folder  # lazy: folder.py imports this module
 
