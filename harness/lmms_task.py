@@ -117,7 +117,7 @@ class LmmsTask(Task):
                 path = (
                     Path(v)
                     if from_hook and Path(v).is_absolute()
-                    else self._media_path(root, str(v), doc, from_hook)
+                    else Path(self._media_path(root, str(v), doc, from_hook))
                 )
                 if path.suffix.lower() in _IMAGE_EXTS:
                     parts.append(ImagePart(_read_image(path)))
