@@ -92,7 +92,7 @@ class Task:
         self.cache_dir: Optional[Path] = None
         #: folders whose absolute media paths rows may name (media a `datasets` dataset provided)
         self.media_roots: list[Path] = []
-        self._checked_dirs: set[str] = set()  # dataset folders found not to be symlinks (one task = one run)
+        self._checked_dirs: set[str] = set()  # dataset folders found not to be symlinks since load_docs
         #: metric name -> its resolved aggregation (see harness.aggregations); filled on first use
         self.aggregators: dict[str, Aggregator] = {}
 
@@ -141,6 +141,7 @@ class Task:
         split = split or ds.split
         root = self.resolve_root(data_dir)
         self.data_root = root
+        self._checked_dirs.clear()  # folders are checked again in every run that loads the data
         if root is not None and not root.exists():
             hint = ds.build_hint or "point --data at a dataset folder"
             raise DataError(f"task '{self.name}': dataset folder {root} does not exist; {hint}")

@@ -25,6 +25,22 @@ from harness.runner import run
 SECTION = "## Porting an lmms-eval task"
 
 
+def _run_counting(tmp_path: Path, folder: Path, task: str, data: Path):
+    """Run a task from an include folder with the `counting` model (every third answer wrong), samples kept."""
+    cfg = RunConfig(
+        tasks=[task],
+        model="counting",
+        model_args={"wrong_every": 3},
+        data=data,
+        cache_dir=tmp_path / "c",
+        output_path=tmp_path / "o",
+        log_samples=True,
+        include_path=[str(folder)],
+        progress=False,
+    )
+    return run(cfg, load_plugins(include_paths=[folder]))
+
+
 def write_example(dest: Path, data_dir: Path) -> Path:
     """The files of the docs' worked example under dest/colors_lmms, data paths pointed at data_dir."""
     text = (REPO / "docs" / "plugins.md").read_text(encoding="utf-8")
@@ -240,18 +256,7 @@ def test_cluster_key_from_process_results(tmp_path, colors_root, with_plugin):
         "process_results: !function u.pr\ncluster_key: clip\n"
         "metric_list: [{metric: acc, aggregation: !function u.mean_ok}]\n"
     )
-    cfg = RunConfig(
-        tasks=["clustered"],
-        model="counting",
-        model_args={"wrong_every": 3},
-        data=data,
-        cache_dir=tmp_path / "c",
-        output_path=tmp_path / "o",
-        log_samples=True,
-        include_path=[str(folder)],
-        progress=False,
-    )
-    out = run(cfg, load_plugins(include_paths=[folder]))
+    out = _run_counting(tmp_path, folder, "clustered", data)
     recs = read_samples(out.samples_paths["clustered"])
     assert all(r["doc"]["clip"] == r["doc"]["video"] for r in recs)
     m = out.results["results"]["clustered"]["metrics"]["acc"]
@@ -312,18 +317,7 @@ def test_registered_metric_without_process_results(tmp_path, colors_root, with_p
         "test_split: test\ndoc_to_visual: video\ndoc_to_text: question\ndoc_to_target: answer\n"
         "metric_list: [{metric: rouge_l}, {metric: exact_match}]\n"
     )
-    cfg = RunConfig(
-        tasks=["caps"],
-        model="counting",
-        model_args={"wrong_every": 3},
-        data=data,
-        cache_dir=tmp_path / "c",
-        output_path=tmp_path / "o",
-        log_samples=True,
-        include_path=[str(folder)],
-        progress=False,
-    )
-    out = run(cfg, load_plugins(include_paths=[folder]))
+    out = _run_counting(tmp_path, folder, "caps", data)
     recs = read_samples(out.samples_paths["caps"])
     res = out.results["results"]["caps"]["metrics"]
     preds = [r["raw"].strip() for r in recs]
