@@ -113,17 +113,37 @@ class ResponseCache:
         self.owner = f"{self.host}:{self.pid}:{uuid.uuid4().hex[:12]}"
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._conn = self._open(timeout)
+        except (sqlite3.Error, OSError) as exc:
+            self._disable(f"cannot open {self.path}: {exc}")
+
+    def _open(self, timeout: float) -> sqlite3.Connection:
+        """Connect and set up the file. Processes opening one new file at once can get SQLITE_BUSY from
+        the switch to WAL without SQLite calling its busy handler, so a busy setup is retried until
+        `timeout` (before, one of three processes sometimes ran without its cache)."""
+        deadline = time.monotonic() + timeout
+        delay = 0.01
+        while True:
             conn = sqlite3.connect(
                 str(self.path), timeout=timeout, check_same_thread=False, isolation_level=None
             )
-            conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
-            conn.execute("PRAGMA journal_mode = DELETE" if self.shard else "PRAGMA journal_mode = WAL")
-            conn.execute("PRAGMA synchronous = NORMAL")
-            conn.execute(_SCHEMA)
-            conn.execute(_CLAIMS)
-            self._conn = conn
-        except (sqlite3.Error, OSError) as exc:
-            self._disable(f"cannot open {self.path}: {exc}")
+            try:
+                conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
+                conn.execute("PRAGMA journal_mode = DELETE" if self.shard else "PRAGMA journal_mode = WAL")
+                conn.execute("PRAGMA synchronous = NORMAL")
+                conn.execute(_SCHEMA)
+                conn.execute(_CLAIMS)
+                return conn
+            except sqlite3.OperationalError as exc:
+                conn.close()
+                busy = "locked" in str(exc) or "busy" in str(exc)
+                if not busy or time.monotonic() + delay > deadline:
+                    raise
+            except BaseException:
+                conn.close()
+                raise
+            time.sleep(delay)
+            delay = min(delay * 2, 0.5)
 
     def _disable(self, reason: str) -> None:
         if self.disabled_reason is None:
