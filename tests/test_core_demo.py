@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+from golden_outputs import check_against_golden, output_digests
+
 from conftest import harness_env, run_harness
 
 
@@ -17,3 +19,7 @@ def test_demo_builds_runs_baselines_and_summarises(tmp_path):
     assert "| cyclist_l1 | random |" in summary and "| cyclist_l1 | prior |" in summary
     results = sorted((out / "results").rglob("results_*.json"))
     assert {json.loads(p.read_text())["model"]["name"] for p in results} == {"oracle", "random", "prior"}
+    # the same inputs give the same values in every results and samples file as the stored run did
+    # (timestamps, git hash, versions and paths aside): refactors must not change what users get
+    problems = check_against_golden("demo_outputs", output_digests(out))
+    assert not problems, "demo outputs changed (HARNESS_UPDATE_GOLDEN=1 if meant):\n" + "\n".join(problems)
