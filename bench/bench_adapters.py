@@ -22,8 +22,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import numpy as np
 
-from harness.media import VideoRef
-from harness.requests import Message, Request, TextPart, VideoPart
+from harness.contract.messages import Message, Request, TextPart, VideoPart
+from harness.data.media import VideoRef
 
 OVERHEAD_BAR = 1.10
 

@@ -52,9 +52,9 @@ def throughput(fast: bool) -> dict:
     sys.path.insert(0, str(PLUGIN))
     from harness_colors.dataset import make_dataset
 
-    from harness.plugins import load_plugins
-    from harness.run_config import RunConfig
-    from harness.runner import run
+    from harness.config.run import RunConfig
+    from harness.engine.runner import run
+    from harness.plugins.loading import load_plugins
 
     n_videos = 8 if fast else 150
     with tempfile.TemporaryDirectory() as tmp:

@@ -21,10 +21,10 @@ from pathlib import Path
 
 import numpy as np
 
+from harness.data.media import VideoRef
 from harness.frames import FrameCache, FrameSpec, load_clip, sample_indices
 from harness.frames import probe as probe_mod
 from harness.frames.synthetic import read_marker, write_marker_video
-from harness.media import VideoRef
 
 
 def decord_get_batch(path: str, indices: list[int], size: tuple[int, int]) -> np.ndarray:
@@ -73,7 +73,7 @@ _MEMORY_CHILD = r"""
 import json, sys, tracemalloc
 import av, numpy  # libraries are loaded before the baseline: they are not the sample's memory
 from harness.frames import FrameSpec, decoder_versions, load_clip
-from harness.media import VideoRef
+from harness.data.media import VideoRef
 decoder_versions()  # imports decord too
 path, count, side = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 def status(field):  # VmHWM is this image's own peak; ru_maxrss would include the forking parent's

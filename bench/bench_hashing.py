@@ -20,10 +20,12 @@ from pathlib import Path
 from builders.tempcloze.config import BuildConfig
 from builders.tempcloze.pipeline import build_dataset
 from builders.tempcloze.synthetic import write_pattern_video
-from harness import media_hash, pipeline, runner
+from harness.cache import content_hash as media_hash
+from harness.config.run import RunConfig
+from harness.engine import generation as pipeline
+from harness.engine import runner
 from harness.frames import decoder_versions, probe
-from harness.plugins import load_plugins
-from harness.run_config import RunConfig
+from harness.plugins.loading import load_plugins
 
 TARGET = "cached rerun's pre-generation phase <= 5 % of the first run's (ratio = 0.05 / share >= 1)"
 

@@ -1,4 +1,4 @@
-"""Speed of the evaluator's generation pipeline (harness/pipeline.py), as ratios measured in one run.
+"""Speed of the evaluator's generation pipeline (harness/engine/generation.py), as ratios measured in one run.
 
 1. Served model at `--batch_size 1`: a whole harness run of distinct requests through the `openai`
    adapter (concurrency 16) against a server on 127.0.0.1 answering each after 0.25 s (192 requests, best of 2 runs).
@@ -38,8 +38,8 @@ def _dataset(root: Path, n_videos: int, size=(64, 48), frames: int = 24) -> Path
 
 
 def _state(name: str, factory):
-    from harness.plugins import load_plugins
-    from harness.registry import Entry
+    from harness.plugins.loading import load_plugins
+    from harness.plugins.registry import Entry
 
     state = load_plugins(include_paths=[PLUGIN / "harness_colors" / "tasks"], use_entry_points=False)
     state.registry.add(Entry("model", name, factory, plugin="bench"))
@@ -49,7 +49,7 @@ def _state(name: str, factory):
 @contextmanager
 def _timed_generation(spans: list[float]):
     """Wall seconds of every GenerationPipeline.run during the block, appended to `spans`."""
-    from harness.pipeline import GenerationPipeline
+    from harness.engine.generation import GenerationPipeline
 
     original = GenerationPipeline.run
 
@@ -87,8 +87,8 @@ class _ServerProcess:
 
 
 def bench_served(fast: bool) -> dict:
-    from harness.run_config import RunConfig
-    from harness.runner import run
+    from harness.config.run import RunConfig
+    from harness.engine.runner import run
     from models.openai_api.adapter import OpenAIModel
 
     latency, concurrency, videos = (0.1, 8, 8) if fast else (0.25, 16, 96)
@@ -145,8 +145,8 @@ def bench_served(fast: bool) -> dict:
 
 def _decode_alone(cfg, state) -> tuple[float, int]:
     """Seconds to decode every request of the run once, in this thread (no caches), and their count."""
-    from harness.evaluator import Evaluator, Instance
-    from harness.runner import build_task, load_model
+    from harness.engine.evaluator import Evaluator, Instance
+    from harness.engine.runner import build_task, load_model
 
     task = build_task(state, cfg.tasks[0])
     model = load_model(state, cfg.model, cfg.model_args)
@@ -160,8 +160,8 @@ def _decode_alone(cfg, state) -> tuple[float, int]:
 
 
 def _overlap(name: str, factory, generate_alone, fast: bool, size, frames: int, bs: int) -> dict:
-    from harness.run_config import RunConfig
-    from harness.runner import run
+    from harness.config.run import RunConfig
+    from harness.engine.runner import run
 
     videos, repeats = (6, 1) if fast else (24, 3)
     spans: list[float] = []

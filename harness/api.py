@@ -5,15 +5,11 @@ marker, `harness.frames` for plugins that read or write video, `harness.report` 
 `metrics`, exactly as third-party plugins do; tests/test_core_public_api.py keeps them there.
 """
 
-from harness.builder import Builder, DemoDataset
+from harness.config.run import parse_kv
 from harness.config.schema import GroupConfig, MetricConfig, TaskConfig
-from harness.errors import ConfigError, DataError, HarnessError, UnknownNameError
-from harness.frames.spec import FrameSpec
-from harness.hookspecs import hookimpl
-from harness.importers import ImportedRun, Importer, file_sha256
-from harness.media import Segment, VideoRef, media_identity
-from harness.model import Model, PartialGeneration, Result
-from harness.requests import (
+from harness.contract.builder import Builder, DemoDataset
+from harness.contract.importer import ImportedRun, Importer, file_sha256
+from harness.contract.messages import (
     Capabilities,
     ImagePart,
     Message,
@@ -25,14 +21,18 @@ from harness.requests import (
     VideoPart,
     label_text,
 )
-from harness.run_config import parse_kv
-from harness.task import DroppedRow, MediaPathError, Parsed, Task, read_jsonl_rows, safe_media_path
+from harness.contract.model import Model, PartialGeneration, Result
+from harness.data.media import Segment, VideoRef, media_identity
+from harness.data.task import DroppedRow, MediaPathError, Parsed, Task, read_jsonl_rows, safe_media_path
+from harness.errors import ConfigError, DataError, HarnessError, UnknownNameError
+from harness.frames.spec import FrameSpec
+from harness.hookspecs import hookimpl
 
 
 def registry(include_paths: tuple = ()):
     """The registry filled by every installed plugin: how builders and plugins reach registered models,
     builder parts, metrics or judges by name (`registry().get("model", name).load()`)."""
-    from harness.plugins import load_plugins
+    from harness.plugins.loading import load_plugins
 
     return load_plugins(include_paths).registry
 

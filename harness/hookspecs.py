@@ -53,5 +53,5 @@ def register_reports(register):
 @hookspec
 def register_importers(register):
     """register(name, factory, description=""): an importer of another tool's per-item outputs, used by
-    `python -m harness import NAME FILE... --out DIR`; factory ("module:Class") builds a harness.importers
+    `python -m harness import NAME FILE... --out DIR`; factory ("module:Class") builds a harness.contract.importer
     .Importer whose `read(path)` returns an ImportedRun (samples records per task, model name, provenance)."""

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from harness.run_config import RunConfig
-from harness.runner import run
+from harness.config.run import RunConfig
+from harness.engine.runner import run
 
 
 def build_tempcloze(root: Path, count: int, virtual: bool) -> Path:

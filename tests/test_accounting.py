@@ -9,10 +9,10 @@ import pytest
 from test_reliability_run import _break_videos
 
 from conftest import harness_env, run_harness
-from harness.plugins import load_plugins
-from harness.results import validate_results
-from harness.run_config import RunConfig
-from harness.runner import run
+from harness.config.run import RunConfig
+from harness.engine.runner import run
+from harness.plugins.loading import load_plugins
+from harness.results.writer import validate_results
 
 
 @pytest.fixture

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from harness.adapt import adapt_request, per_clip_budget
+from harness.contract.messages import Capabilities, ImagePart, Message, Request, TextPart, VideoPart
+from harness.data.media import VideoRef
+from harness.engine.fitting import adapt_request, per_clip_budget
 from harness.errors import ConfigError
 from harness.frames.spec import FrameSpec
-from harness.media import VideoRef
-from harness.requests import Capabilities, ImagePart, Message, Request, TextPart, VideoPart
 
 
 def _request(n_clips=2, frames=3):
@@ -76,10 +76,10 @@ def test_a_clips_own_frame_spec_is_used_and_capped(tmp_path, colors_root, with_p
     import shutil
 
     from conftest import PLUGIN_PKG
-    from harness.plugins import load_plugins
-    from harness.results import read_samples
-    from harness.run_config import RunConfig
-    from harness.runner import run
+    from harness.config.run import RunConfig
+    from harness.engine.runner import run
+    from harness.plugins.loading import load_plugins
+    from harness.results.writer import read_samples
 
     folder = tmp_path / "tasks"
     shutil.copytree(PLUGIN_PKG / "harness_colors" / "tasks", folder)

@@ -10,12 +10,12 @@ import textwrap
 import pytest
 
 import metrics
-from harness.aggregations import Aggregator, aggregate_items, resolve_aggregation
 from harness.api import Capabilities, Model, Response, hookimpl
+from harness.config.run import RunConfig
+from harness.engine.runner import load_judge, run
 from harness.errors import ConfigError, UnknownNameError
-from harness.plugins import load_plugins
-from harness.run_config import RunConfig
-from harness.runner import load_judge, run
+from harness.plugins.loading import load_plugins
+from harness.scoring.aggregations import Aggregator, aggregate_items, resolve_aggregation
 
 CAPTIONS = [
     ("v0", ["a red square moves left", "a red box slides to the left"]),

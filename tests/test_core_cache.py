@@ -9,10 +9,10 @@ import numpy as np
 
 from harness.cache.keys import response_key
 from harness.cache.responses import ResponseCache
+from harness.contract.messages import Message, TextPart, VideoPart
+from harness.data.media import Segment, VideoRef
 from harness.frames.spec import FrameSpec
 from harness.frames.writer import write_video
-from harness.media import Segment, VideoRef
-from harness.requests import Message, TextPart, VideoPart
 
 
 def _video(path, value):

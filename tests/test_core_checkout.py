@@ -11,9 +11,9 @@ import threading
 from importlib import metadata
 
 from conftest import REPO, harness_env, run_harness
-from harness import plugins
-from harness.locking import exclusive_lock
-from harness.plugins import load_plugins, source_tree_plugins
+from harness.cache.locking import exclusive_lock
+from harness.plugins import loading as plugins
+from harness.plugins.loading import load_plugins, source_tree_plugins
 
 SOURCE_DIRS = ("harness", "tasks", "models", "builders", "metrics")
 
@@ -91,7 +91,7 @@ def test_core_imports_without_fcntl():
     code = (
         "import sys; sys.modules['fcntl'] = None\n"
         "import os; os.name = 'posix'\n"
-        "import harness.api, harness.frames, harness.runner, harness.cli.main, harness.frames.cache\n"
+        "import harness.api, harness.frames, harness.engine.runner, harness.cli.main, harness.frames.cache\n"
         "print('ok')\n"
     )
     proc = subprocess.run(

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 from harness.config.index import index_task_path
+from harness.config.run import parse_frames, parse_kv
 from harness.config.schema import parse_task_config
+from harness.data.task import MediaPathError, Task, safe_media_path
 from harness.errors import ConfigError
-from harness.run_config import parse_frames, parse_kv
-from harness.task import MediaPathError, Task, safe_media_path
 
 
 def _write(folder: Path, name: str, text: str) -> Path:

@@ -9,12 +9,13 @@ import shutil
 
 import pytest
 
-from harness import hash_index, media_hash
+from harness.cache import content_hash as media_hash
+from harness.cache import hash_index
+from harness.config.run import RunConfig
+from harness.data.media import media_identity
+from harness.engine.runner import run
 from harness.frames import loader, probe
-from harness.media import media_identity
-from harness.plugins import load_plugins
-from harness.run_config import RunConfig
-from harness.runner import run
+from harness.plugins.loading import load_plugins
 
 
 @pytest.fixture

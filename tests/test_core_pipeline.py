@@ -9,12 +9,12 @@ import time
 from test_models_openai import ScriptedServer
 
 from harness.api import Capabilities, Model, Response
-from harness.evaluator import Evaluator
-from harness.plugins import load_plugins
-from harness.registry import Entry
-from harness.results import read_samples
-from harness.run_config import RunConfig
-from harness.runner import run
+from harness.config.run import RunConfig
+from harness.engine.evaluator import Evaluator
+from harness.engine.runner import run
+from harness.plugins.loading import load_plugins
+from harness.plugins.registry import Entry
+from harness.results.writer import read_samples
 
 
 def _served(tmp_path, root, server, concurrency, cache):

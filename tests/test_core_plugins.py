@@ -6,7 +6,7 @@ import pytest
 
 from conftest import PLUGIN_PKG, harness_env, run_harness, write_dist_info
 from harness.errors import UnknownNameError
-from harness.plugins import load_plugins
+from harness.plugins.loading import load_plugins
 
 
 def test_entry_point_plugin_registers_tasks_and_models(with_plugin):

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from harness.run_config import RunConfig
-from harness.runner import run
+from harness.config.run import RunConfig
+from harness.engine.runner import run
 from tasks.cyclist.calibration import calibrate
 from tasks.cyclist.families import FAMILIES
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.run_config import RunConfig
-from harness.runner import run
+from harness.config.run import RunConfig
+from harness.engine.runner import run
 
 TIERS = {"L1": "unicycle", "L2": "unicycle_cluttered", "L3": "bicycle", "L4": "tricycle", "L5": "nightrider"}
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from harness.api import DataError, Parsed, Response
-from harness.plugins import load_plugins
-from harness.runner import build_task
+from harness.engine.runner import build_task
+from harness.plugins.loading import load_plugins
 from tasks.cyclist.caption_match import caption_scores
 from tasks.cyclist.hooks import parse, score
 from tasks.cyclist.tables import table5

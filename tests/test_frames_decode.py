@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from harness.data.media import Segment, VideoRef
 from harness.frames import FrameSpec, MediaError, load_clip, probe_video
 from harness.frames.loader import choose_engine
 from harness.frames.probe import index_video
 from harness.frames.pyav_decoder import plan_runs
 from harness.frames.synthetic import read_marker, write_marker_video
-from harness.media import Segment, VideoRef
 
 N = 90
 GOP = {"x264-params": "keyint=10:min-keyint=10:scenecut=0"}

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.plugins import load_plugins
-from harness.results import read_samples
-from harness.run_config import RunConfig
-from harness.runner import run
+from harness.config.run import RunConfig
+from harness.engine.runner import run
+from harness.plugins.loading import load_plugins
+from harness.results.writer import read_samples
 
 datasets = pytest.importorskip("datasets")
 
@@ -125,7 +125,7 @@ def test_name_data_files_and_revision_reach_load_dataset(tmp_path, monkeypatch):
 
     monkeypatch.setattr(datasets, "load_dataset", fake_load)
     folder = _task(tmp_path / "task", "owner/videos", ", name: clips, revision: abc123, split: val")
-    from harness.runner import build_task
+    from harness.engine.runner import build_task
 
     task = build_task(load_plugins(include_paths=[folder], use_entry_points=False), "hf_video")
     docs = task.load_docs()

@@ -11,11 +11,11 @@ import subprocess
 import pytest
 
 from conftest import PLUGIN_PKG
-from harness.lm_eval_compat import mean_stderr
-from harness.plugins import load_plugins
-from harness.results import read_samples, validate_results
-from harness.run_config import RunConfig
-from harness.runner import rescore, run
+from harness.config.run import RunConfig
+from harness.engine.runner import rescore, run
+from harness.plugins.loading import load_plugins
+from harness.results.lm_eval_keys import mean_stderr
+from harness.results.writer import read_samples, validate_results
 
 TASKS_DIR = PLUGIN_PKG / "harness_colors" / "tasks"
 

@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, harness_env, run_harness
-from harness.plugins import load_plugins
-from harness.results import read_samples
-from harness.run_config import RunConfig
-from harness.runner import run
+from harness.config.run import RunConfig
+from harness.engine.runner import run
+from harness.plugins.loading import load_plugins
+from harness.results.writer import read_samples
 
 SECTION = "## Porting an lmms-eval task"
 
@@ -123,7 +123,7 @@ def test_lmms_group_config_with_aggregate_metric_list(tmp_path):
 
 
 def test_rescore_of_the_worked_example_reproduces_its_metrics(ported, tmp_path):
-    from harness.runner import rescore
+    from harness.engine.runner import rescore
 
     folder, out = ported
     again = rescore([out.samples_paths["colors_lmms"]], [str(folder)], tmp_path / "re")
@@ -266,7 +266,7 @@ def test_cluster_key_from_process_results(tmp_path, colors_root, with_plugin):
 def test_native_build_request_hook_may_return_absolute_paths(tmp_path):
     """A path the task's own hook returns is the task's responsibility; a relative one keeps the root rule."""
     from harness.api import MediaPathError, TaskConfig
-    from harness.task import Task
+    from harness.data.task import Task
 
     (tmp_path / "hooks.py").write_text(
         "from harness.api import Message, TextPart, VideoPart, VideoRef\n"
@@ -286,7 +286,7 @@ def test_native_build_request_hook_may_return_absolute_paths(tmp_path):
 def test_string_doc_functions_follow_lm_eval(tmp_path):
     """Field names read the doc; other strings are Jinja templates rendered as lm-eval renders them."""
     from harness.config.schema import parse_task_config
-    from harness.lmms_task import LmmsTask
+    from harness.data.lmms_task import LmmsTask
 
     raw = {
         "task": "s",

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from conftest import harness_env, run_harness
-from harness.plugins import load_plugins
-from harness.results import read_samples
-from harness.run_config import RunConfig
-from harness.runner import run
+from harness.config.run import RunConfig
+from harness.engine.runner import run
+from harness.plugins.loading import load_plugins
+from harness.results.writer import read_samples
 
 os.environ["HF_HUB_OFFLINE"] = "1"
 pytest.importorskip("torch")

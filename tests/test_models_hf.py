@@ -14,8 +14,8 @@ import sys
 import numpy as np
 import pytest
 
-from harness.media import VideoRef
-from harness.requests import Message, Request, TextPart, VideoPart
+from harness.contract.messages import Message, Request, TextPart, VideoPart
+from harness.data.media import VideoRef
 
 os.environ["HF_HUB_OFFLINE"] = "1"
 torch = pytest.importorskip("torch")

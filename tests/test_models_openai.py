@@ -17,8 +17,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import numpy as np
 import pytest
 
-from harness.media import VideoRef
-from harness.requests import Message, Request, TextPart, VideoPart
+from harness.contract.messages import Message, Request, TextPart, VideoPart
+from harness.data.media import VideoRef
 from models.openai_api.adapter import BudgetExceeded, OpenAIModel, RequestsFailed
 from models.openai_api.client import RetryPolicy
 

@@ -14,8 +14,8 @@ import av
 import numpy as np
 import pytest
 
-from harness.media import VideoRef
-from harness.requests import Message, Request, TextPart, VideoPart
+from harness.contract.messages import Message, Request, TextPart, VideoPart
+from harness.data.media import VideoRef
 from models.openai_api.adapter import OpenAIModel
 from models.openai_api.video import encode_clip
 

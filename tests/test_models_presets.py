@@ -17,8 +17,8 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from harness.media import VideoRef
-from harness.requests import Message, Request, TextPart, VideoPart, label_text
+from harness.contract.messages import Message, Request, TextPart, VideoPart, label_text
+from harness.data.media import VideoRef
 
 os.environ["HF_HUB_OFFLINE"] = "1"
 torch = pytest.importorskip("torch")
@@ -225,10 +225,10 @@ def fed(monkeypatch):
 
 
 def _run(data, checkpoints, preset, bench, task, tmp_path, **args):
-    from harness.plugins import load_plugins
-    from harness.results import read_samples
-    from harness.run_config import RunConfig
-    from harness.runner import run
+    from harness.config.run import RunConfig
+    from harness.engine.runner import run
+    from harness.plugins.loading import load_plugins
+    from harness.results.writer import read_samples
 
     margs = {
         "pretrained": str(checkpoints[PRESET_FAMILY[preset]]),
@@ -378,7 +378,7 @@ def test_visual_tokens_are_reported_per_request(checkpoints):
 def test_qwen_video_bounds_leave_the_images_of_a_request_alone(checkpoints):
     """qwen-vl-utils' video pixel bounds go to the video processor only: an image in the same request keeps
     the image processor's own sizing."""
-    from harness.requests import ImagePart
+    from harness.contract.messages import ImagePart
 
     model = _model(checkpoints, "qwen2_vl_7b")
     image = ImagePart(image=np.full((40, 48, 3), 120, dtype=np.uint8))

@@ -11,8 +11,8 @@ import textwrap
 import numpy as np
 import pytest
 
-from harness.media import VideoRef
-from harness.requests import Message, Request, TextPart, VideoPart
+from harness.contract.messages import Message, Request, TextPart, VideoPart
+from harness.data.media import VideoRef
 
 os.environ["HF_HUB_OFFLINE"] = "1"
 
@@ -165,10 +165,10 @@ def test_plugins_register_the_new_presets_lazily():
 
 def test_internvideo_through_the_evaluator_on_a_built_cyclist_set(remote_checkpoint, tmp_path):
     from builders.cyclist.plugin import CyclistBuilder
-    from harness.plugins import load_plugins
-    from harness.results import read_samples
-    from harness.run_config import RunConfig
-    from harness.runner import run
+    from harness.config.run import RunConfig
+    from harness.engine.runner import run
+    from harness.plugins.loading import load_plugins
+    from harness.results.writer import read_samples
 
     (demo,) = CyclistBuilder().demo(tmp_path / "cyclist")
     cfg = RunConfig(

@@ -19,8 +19,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.media import VideoRef
-from harness.requests import Message, Request, TextPart, VideoPart
+from harness.contract.messages import Message, Request, TextPart, VideoPart
+from harness.data.media import VideoRef
 
 os.environ["HF_HUB_OFFLINE"] = "1"
 pytest.importorskip("torch")

@@ -9,12 +9,12 @@ import errno
 import pytest
 
 from conftest import harness_env, run_harness
-from harness import results as results_module
 from harness.cli.main import main
+from harness.config.run import RunConfig
+from harness.engine.runner import run
 from harness.errors import OutputError
-from harness.plugins import load_plugins
-from harness.run_config import RunConfig
-from harness.runner import run
+from harness.plugins.loading import load_plugins
+from harness.results import writer as results_module
 
 
 def _clean(proc, code: int, *words: str) -> None:

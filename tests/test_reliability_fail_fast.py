@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from conftest import harness_env, run_harness
-from harness import runner
+from harness.config.run import RunConfig
+from harness.engine import runner
 from harness.errors import DataError
-from harness.plugins import load_plugins
-from harness.run_config import RunConfig
+from harness.plugins.loading import load_plugins
 
 BLOCKER = '''
 import sys

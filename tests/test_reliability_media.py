@@ -16,15 +16,15 @@ import numpy as np
 import pytest
 
 from conftest import PLUGIN_PKG, harness_env, run_harness
+from harness.config.run import RunConfig
+from harness.data.media import ALLOW_SYMLINKS_ENV, MediaPathError, VideoRef, media_identity, safe_media_path
+from harness.engine.runner import run
 from harness.errors import ConfigError
 from harness.frames import FrameSpec, MediaError, load_clip
 from harness.frames.folder import is_frame_folder
 from harness.frames.probe import check_file
-from harness.media import ALLOW_SYMLINKS_ENV, MediaPathError, VideoRef, media_identity, safe_media_path
-from harness.plugins import load_plugins
-from harness.results import read_samples
-from harness.run_config import RunConfig
-from harness.runner import run
+from harness.plugins.loading import load_plugins
+from harness.results.writer import read_samples
 
 TASKS_DIR = PLUGIN_PKG / "harness_colors" / "tasks"
 
@@ -91,7 +91,7 @@ def test_any_oserror_reading_a_video_is_a_counted_media_error(tmp_path, colors_r
 
     import av
 
-    from harness import media_hash
+    from harness.cache import content_hash as media_hash
 
     video = tmp_path / "v.mp4"
     shutil.copy(colors_root / "colors" / "videos" / "test_000.mp4", video)
@@ -179,14 +179,14 @@ def test_template_include_never_follows_a_symlink_out_of_the_task_folder(tmp_pat
     original = prompt.read_text()
     prompt.write_text(original + '{% include "inside_link.jinja" %}')
     state = load_plugins(include_paths=[folder])
-    from harness.runner import build_task
+    from harness.engine.runner import build_task
 
     task = build_task(state, "colors_qa")
     doc = {"doc_id": "1", "question": "q?", "video": "videos/test_000.mp4"}
     assert task.render_prompt(doc).endswith("inside ok")  # a link inside the folder is fine
     prompt.write_text(original + '{% include "footer.jinja" %}')
     task = build_task(load_plugins(include_paths=[folder]), "colors_qa")
-    from harness import templates
+    from harness.data import templates
 
     templates._environment.cache_clear()
     with pytest.raises(ConfigError, match="outside the task folder") as err:

@@ -11,14 +11,14 @@ import numpy as np
 import pytest
 from test_reliability_parsers import task_docs  # noqa: F401 - the shared fixture: docs of every built-in task
 
-from harness.aggregate import aggregate_task
-from harness.evaluator import score_record
-from harness.model import Model
-from harness.plugins import load_plugins
-from harness.registry import Entry
-from harness.requests import Capabilities, Response
-from harness.run_config import RunConfig
-from harness.runner import run
+from harness.config.run import RunConfig
+from harness.contract.messages import Capabilities, Response
+from harness.contract.model import Model
+from harness.engine.evaluator import score_record
+from harness.engine.runner import run
+from harness.plugins.loading import load_plugins
+from harness.plugins.registry import Entry
+from harness.scoring.task_results import aggregate_task
 from metrics import encode_rle
 
 
@@ -164,7 +164,7 @@ class _T:
         return None
 
     def parse(self, response, doc):
-        from harness.task import default_parse
+        from harness.data.task import default_parse
 
         return default_parse(response, doc)
 

@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from harness.api import Parsed, Response
-from harness.plugins import load_plugins
-from harness.runner import build_task
+from harness.engine.runner import build_task
+from harness.plugins.loading import load_plugins
 
 N_EXAMPLES = 150
 json_values = st.recursive(
@@ -66,7 +66,7 @@ def task_docs(tmp_path_factory) -> list[tuple[str, object, list[dict]]]:
 
 
 def _members(state, group):
-    from harness.runner import expand_tasks
+    from harness.engine.runner import expand_tasks
 
     return expand_tasks(state, [group])[0]
 

@@ -17,11 +17,11 @@ from test_core_resume import _args, _cached, _calls, _results
 from test_models_openai import ScriptedServer
 
 from conftest import PLUGIN_PKG, harness_env, run_harness
+from harness.config.run import RunConfig
+from harness.engine.runner import run
 from harness.errors import StrictModeError
-from harness.plugins import load_plugins
-from harness.results import read_samples
-from harness.run_config import RunConfig
-from harness.runner import run
+from harness.plugins.loading import load_plugins
+from harness.results.writer import read_samples
 
 TASKS_DIR = PLUGIN_PKG / "harness_colors" / "tasks"
 

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from harness.config.run import RunConfig
+from harness.engine.runner import run
 from harness.errors import DataError
-from harness.plugins import load_plugins
-from harness.run_config import RunConfig
-from harness.runner import run
+from harness.plugins.loading import load_plugins
 
 LIMIT = 3
 GOOD = {

@@ -8,12 +8,12 @@ import shutil
 import pytest
 
 from conftest import PLUGIN_PKG, harness_env, run_harness
+from harness.config.run import RunConfig
+from harness.engine.runner import run
 from harness.errors import StrictModeError
-from harness.lm_eval_compat import TIMING_KEYS
-from harness.plugins import load_plugins
-from harness.results import read_samples
-from harness.run_config import RunConfig
-from harness.runner import run
+from harness.plugins.loading import load_plugins
+from harness.results.lm_eval_keys import TIMING_KEYS
+from harness.results.writer import read_samples
 
 TASKS_DIR = PLUGIN_PKG / "harness_colors" / "tasks"
 

@@ -14,16 +14,16 @@ import pytest
 
 from conftest import PLUGIN_PKG
 from harness.cli.main import main as cli_main
+from harness.config.run import RunConfig
+from harness.engine.runner import run
 from harness.errors import EXIT_REGRESSION, ConfigError
 from harness.frames import FrameSpec
-from harness.plugins import load_plugins
-from harness.registry import Entry, Registry
+from harness.plugins.loading import load_plugins
+from harness.plugins.registry import Entry, Registry
 from harness.report import ReportSection, load_runs
 from harness.report.compare import compare_runs
 from harness.report.engine import build_report, write_report
 from harness.report.leaderboard import LeaderboardMismatchError, build_leaderboard, render_leaderboard
-from harness.run_config import RunConfig
-from harness.runner import run
 
 COLORS_TASKS = PLUGIN_PKG / "harness_colors" / "tasks"
 COLOR_RUNS = {  # name -> (model, run kwargs)

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from test_report import make_color_runs
 
-from harness.registry import Entry, Registry
+from harness.plugins.registry import Entry, Registry
 from harness.report import Cell, ReportSection, Table, load_runs
 from harness.report.engine import build_report, write_report
 

@@ -211,8 +211,8 @@ def test_seg_boxes_task_runs_the_tiny_sam2_pipeline_and_names_it(cyclist_scene, 
 
     from builders.rvtbench.commands import RvtbenchBuilder
     from conftest import PLUGIN_PKG, write_dist_info
-    from harness.run_config import RunConfig
-    from harness.runner import run
+    from harness.config.run import RunConfig
+    from harness.engine.runner import run
 
     site = tmp_path / "site"
     write_dist_info(site, "harness-rvtscripted", "0.1.0", {"rvtscripted": "harness_rvtscripted.plugin"})

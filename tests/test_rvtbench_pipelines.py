@@ -75,8 +75,8 @@ def _shift(boxes: list[list[float]]) -> list[list[float]]:
 
 
 def _run(data: Path, tmp_path: Path, tasks: list[str], **model_args):
-    from harness.run_config import RunConfig
-    from harness.runner import run
+    from harness.config.run import RunConfig
+    from harness.engine.runner import run
 
     return run(
         RunConfig(

@@ -116,8 +116,8 @@ def test_queries_are_unique_on_the_twin_and_their_level_is_the_tree_depth(full):
 
 
 def test_vqa_questions_vary_and_random_is_near_chance_while_oracle_is_perfect(full, tmp_path):
-    from harness.run_config import RunConfig
-    from harness.runner import run
+    from harness.config.run import RunConfig
+    from harness.engine.runner import run
     from tasks.rvtbench.release import load_samples
     from tasks.rvtbench.vqa_answers import answer_space
 
@@ -148,8 +148,8 @@ def test_vqa_questions_vary_and_random_is_near_chance_while_oracle_is_perfect(fu
 
 
 def test_a_default_build_has_segmentation_even_with_small_objects(scenes, tmp_path):
-    from harness.run_config import RunConfig
-    from harness.runner import run
+    from harness.config.run import RunConfig
+    from harness.engine.runner import run
 
     out = scenes.parent / "rules"
     _build("rvtbench", "--from-synthetic", str(scenes), "--out", str(out), "--seed", "1")

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 from harness.api import DataError, DroppedRow
+from harness.data.media import VideoRef, media_identity
 from harness.frames import FrameSpec, load_clip, probe_video
 from harness.frames.cache import FrameCache
-from harness.media import VideoRef, media_identity
 from metrics import decode_rle
 from tasks.rvtbench.release import load_samples
 
@@ -91,8 +91,8 @@ def test_frame_folder_is_a_video_in_the_core(davis, build, tmp_path):
 
 
 def test_davis_frame_folder_runs_through_rvtbench_seg(davis, tmp_path):
-    from harness.run_config import RunConfig
-    from harness.runner import run
+    from harness.config.run import RunConfig
+    from harness.engine.runner import run
 
     root, row = davis
     docs = load_samples(root, "test", {"task_type": "segmentation"})

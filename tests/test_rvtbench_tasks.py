@@ -23,8 +23,8 @@ def demo(tmp_path_factory) -> Path:
 
 
 def test_oracle_scores_perfectly_with_full_category_level_tables(demo, tmp_path):
-    from harness.run_config import RunConfig
-    from harness.runner import run
+    from harness.config.run import RunConfig
+    from harness.engine.runner import run
 
     out = run(
         RunConfig(

@@ -19,10 +19,10 @@ from builders.tempcloze.mixed import select_mixed
 from builders.tempcloze.pipeline import NoUsableVideos, build_dataset
 from builders.tempcloze.synthetic import make_source_folder, write_pattern_video
 from builders.tempcloze.virtual import load_item_document, virtual_refs
+from harness.contract.messages import Response
+from harness.contract.model import Model
+from harness.data.media import VideoRef
 from harness.frames.spec import FrameSpec
-from harness.media import VideoRef
-from harness.model import Model
-from harness.requests import Response
 
 ALL = FrameSpec(strategy="all")
 

@@ -11,7 +11,7 @@ import pytest
 from tempcloze_helpers import build_tempcloze, run_tasks, samples
 
 from harness.cli.main import main
-from harness.results import validate_results
+from harness.results.writer import validate_results
 
 # option maps as the public eval.py writes them (letter -> clip kind)
 S_MAP = {"A": "Rand3", "B": "GT", "C": "Rand1", "D": "Rand2"}

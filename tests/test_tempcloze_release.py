@@ -12,8 +12,8 @@ from tempcloze_helpers import build_tempcloze, run_tasks, samples
 
 from harness.api import Capabilities, Model, Response, TextPart, VideoPart
 from harness.cli.main import main
-from harness.plugins import load_plugins
-from harness.registry import Entry
+from harness.plugins.loading import load_plugins
+from harness.plugins.registry import Entry
 
 
 @pytest.fixture(scope="module")

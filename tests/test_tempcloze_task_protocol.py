@@ -170,8 +170,8 @@ def test_hard_uses_the_release_fixed_permutations(release_root, tmp_path):
 
 
 def test_requests_use_the_hand_checked_indices_and_labels(release_root, tmp_path):
-    from harness.run_config import RunConfig
-    from harness.runner import run
+    from harness.config.run import RunConfig
+    from harness.engine.runner import run
 
     out = run(
         RunConfig(

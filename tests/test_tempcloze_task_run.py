@@ -14,8 +14,8 @@ from tempcloze_helpers import run_tasks as _run
 from tempcloze_helpers import samples as _samples
 
 from harness.api import Capabilities, Model, Response
-from harness.plugins import load_plugins
-from harness.registry import Entry
+from harness.plugins.loading import load_plugins
+from harness.plugins.registry import Entry
 
 N_VIDEOS = 12
 

@@ -16,8 +16,8 @@ from tempcloze_helpers import samples as _samples
 from harness.api import Capabilities, DataError, FrameSpec, Model, Response, VideoRef
 from harness.frames import load_clip
 from harness.frames.synthetic import read_marker, write_marker_video
-from harness.plugins import load_plugins
-from harness.registry import Entry
+from harness.plugins.loading import load_plugins
+from harness.plugins.registry import Entry
 from tasks.tempcloze.loader import load
 from tasks.tempcloze.protocol import public_frame_indices
 from tasks.tempcloze.span import visible_clip

@@ -1,4 +1,4 @@
-"""The optional model-based suitability filter: ask any model with the harness.model.Model interface
+"""The optional model-based suitability filter: ask any model with the harness.contract.model.Model interface
 whether a video suits a missing-middle task, and keep it only on a clear "yes".
 
 The paper screens videos with a language model over captions; here the model sees the video itself

@@ -1,7 +1,7 @@
 """The per-item `clips.json`: every clip of an item as frame segments over its source video.
 
 With `--virtual` this file is the dataset (no clip is encoded); the harness plays each clip through
-`harness.media.VideoRef` / `Segment` without re-encoding. In file mode it is written too, as provenance.
+`harness.api.VideoRef` / `Segment` without re-encoding. In file mode it is written too, as provenance.
 See docs/builders/tempcloze.md for the exact schema.
 """
 

@@ -1,4 +1,5 @@
-"""Caches under one cache dir: the response cache (SQLite) here; the frame cache lives in harness.frames."""
+"""Caches under one cache dir: responses (SQLite) and their keys, videos' content hashes, file locks; the
+frame cache lives in harness.frames."""
 
 from __future__ import annotations
 

@@ -11,9 +11,9 @@ import hashlib
 import json
 from typing import Any, Optional
 
+from harness.contract.messages import ImagePart, Message, TextPart, VideoPart
+from harness.data.media import media_identity
 from harness.frames.spec import FrameSpec
-from harness.media import media_identity
-from harness.requests import ImagePart, Message, TextPart, VideoPart
 
 KEY_VERSION = 1
 

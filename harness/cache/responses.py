@@ -1,7 +1,7 @@
 """The response cache: SQLite, JSON values, keyed by everything that changes an answer.
 
 Several processes may share one file: SQLite's locking serialises writers and WAL lets readers go on.
-Each answer is committed as it arrives (harness.pipeline), so a killed run loses only the calls in flight.
+Each answer is committed as it arrives (harness.engine.generation), so a killed run loses only the calls in flight.
 A full disk or any write failure disables the cache for the rest of the run with one warning; the run
 goes on. A row that is not valid JSON is dropped with a warning and recomputed. Values are stored as
 ASCII JSON, so text with invalid Unicode (a lone surrogate a server sent) is stored escaped and comes back

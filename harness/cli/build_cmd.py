@@ -9,9 +9,9 @@ import argparse
 import logging
 import sys
 
-from harness.builder import Builder
+from harness.contract.builder import Builder
 from harness.errors import EXIT_USAGE, ConfigError
-from harness.plugins import load_plugins
+from harness.plugins.loading import load_plugins
 
 
 class BuildError(ConfigError):

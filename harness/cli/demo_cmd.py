@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 from harness.errors import EXIT_OK, DataError
-from harness.plugins import load_plugins
-from harness.results import atomic_write_text
+from harness.plugins.loading import load_plugins
+from harness.results.writer import atomic_write_text
 
 DEMO_MODELS = ("oracle", "random", "prior")
 
@@ -24,8 +24,8 @@ def main(argv: list[str], command: str = "demo") -> int:
     p.add_argument("--models", default=",".join(DEMO_MODELS))
     p.add_argument("--limit", type=int, default=None)
     args = p.parse_args(argv)
-    from harness import runner
-    from harness.run_config import RunConfig
+    from harness.config.run import RunConfig
+    from harness.engine import runner
 
     state = load_plugins()
     datasets = []

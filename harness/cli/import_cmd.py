@@ -1,8 +1,8 @@
 """`python -m harness import NAME FILE... --out DIR [--commit SHA]`: bring another tool's per-item outputs in.
 
-Each FILE is read by the importer registered as NAME (hook `register_importers`, harness/importers.py)
+Each FILE is read by the importer registered as NAME (hook `register_importers`, harness/contract/importer.py)
 into samples records; they are written as `DIR/<model>/samples_<task>_<stamp>.jsonl` beside a results
-file whose numbers come from the ordinary `--rescore` path (harness.runner.rescore), with the source file,
+file whose numbers come from the ordinary `--rescore` path (harness.engine.runner.rescore), with the source file,
 its sha256 and the source commit recorded under `imported_from`. The core knows no importer: it finds them
 through the registry.
 """
@@ -13,11 +13,12 @@ import argparse
 from pathlib import Path
 
 from harness import __version__
+from harness.contract.importer import ImportedRun
+from harness.engine.evaluator import score_record
+from harness.engine.runner import build_task, rescore
 from harness.errors import EXIT_USAGE, ConfigError
-from harness.evaluator import score_record
-from harness.importers import ImportedRun
-from harness.plugins import PluginState, load_plugins
-from harness.results import (
+from harness.plugins.loading import PluginState, load_plugins
+from harness.results.writer import (
     atomic_write_text,
     dumps_results,
     git_hash,
@@ -26,7 +27,6 @@ from harness.results import (
     timestamp,
     write_samples,
 )
-from harness.runner import build_task, rescore
 
 
 def write_imported(run: ImportedRun, out: Path, state: PluginState, include_path: list[str]) -> Path:

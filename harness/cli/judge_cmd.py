@@ -14,11 +14,11 @@ from pathlib import Path
 
 from harness.cache import default_cache_dir
 from harness.cache.responses import ResponseCache
+from harness.config.run import parse_kv
 from harness.errors import EXIT_OK, ConfigError
-from harness.hooks import load_hook
-from harness.plugins import load_plugins
-from harness.results import atomic_write_text
-from harness.run_config import parse_kv
+from harness.plugins.loading import load_plugins
+from harness.plugins.references import load_hook
+from harness.results.writer import atomic_write_text
 
 
 def _calibration_hook(state, task: str):
@@ -54,8 +54,8 @@ def main(argv: list[str], command: str = "judge-calibrate") -> int:
         )
     judge = None
     if args.judge != "rule":
-        from harness.judging import JudgeClient
-        from harness.runner import load_judge
+        from harness.engine.judging import JudgeClient
+        from harness.engine.runner import load_judge
 
         cache = ResponseCache((args.cache_dir or default_cache_dir()) / "responses.sqlite")
         judge = JudgeClient(

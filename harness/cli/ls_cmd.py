@@ -11,7 +11,7 @@ import sys
 
 from harness.config.schema import parse_task_config
 from harness.errors import EXIT_OK, EXIT_USAGE, ConfigError
-from harness.plugins import PluginState, load_plugins
+from harness.plugins.loading import PluginState, load_plugins
 
 WHAT = ("tasks", "models", "metrics", "builders", "judges", "reports", "aggregations", "importers", "plugins")
 
@@ -51,7 +51,7 @@ def main(argv: list[str], command: str = "ls") -> int:
     kind = args.what[:-1]
     entries = state.registry.entries(kind)
     if kind == "aggregation":
-        from harness.aggregations import BUILTIN
+        from harness.scoring.aggregations import BUILTIN
 
         print("\n".join(f"{name:10}  built in" for name in BUILTIN))
     width = max([len(e.name) for e in entries] + [10])

@@ -12,9 +12,9 @@ import json
 from pathlib import Path
 from typing import NoReturn
 
-from harness.completeness import refuse_incomplete
 from harness.errors import EXIT_OK, EXIT_REGRESSION, ConfigError
-from harness.results import atomic_write_text
+from harness.results.writer import atomic_write_text
+from harness.scoring.completeness import refuse_incomplete
 
 ALLOW_INCOMPLETE_HELP = 'also use runs whose results file says "complete": false (see docs/cli.md, exit 5)'
 
@@ -35,7 +35,7 @@ def _report(argv: list[str]) -> int:
     p.add_argument("--title", default="Evaluation report")
     p.add_argument("--include_path", action="append", default=[])
     args = p.parse_args(argv)
-    from harness.plugins import load_plugins
+    from harness.plugins.loading import load_plugins
     from harness.report.engine import build_report, write_report
     from harness.report.loading import load_runs
 

@@ -7,10 +7,15 @@ import os
 import sys
 from pathlib import Path
 
-from harness.completeness import DEFAULT_MAX_ERROR_RATE, check_max_error_rate, first_errors, is_complete
+from harness.config.run import RunConfig, parse_frames, parse_kv
+from harness.data.media import ALLOW_SYMLINKS_ENV
 from harness.errors import EXIT_INCOMPLETE, EXIT_OK, ConfigError
-from harness.media import ALLOW_SYMLINKS_ENV
-from harness.run_config import RunConfig, parse_frames, parse_kv
+from harness.scoring.completeness import (
+    DEFAULT_MAX_ERROR_RATE,
+    check_max_error_rate,
+    first_errors,
+    is_complete,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -83,7 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str], command: str = "run") -> int:
     args = build_parser().parse_args(argv)
-    from harness import runner
+    from harness.engine import runner
 
     if args.rescore:
         out = runner.rescore(args.rescore, args.include_path, args.output_path, args.seed)
@@ -93,7 +98,7 @@ def main(argv: list[str], command: str = "run") -> int:
         return _exit_code(out.results)
     if not args.tasks or not args.model:
         raise ConfigError("--tasks and --model are required (see `python -m harness --help`)")
-    if args.allow_external_symlinks:  # read by harness.media.safe_media_path (and by torchrun's ranks)
+    if args.allow_external_symlinks:  # read by harness.data.media.safe_media_path (and by torchrun's ranks)
         os.environ[ALLOW_SYMLINKS_ENV] = "1"
     limit = args.limit
     if limit is not None and limit >= 1:

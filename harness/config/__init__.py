@@ -1,1 +1,2 @@
-"""Task configuration: YAML indexing (cheap, for listing) and the typed schema (for running)."""
+"""Configuration: task YAMLs (cheap indexing for listing, the typed schema for running, lmms-eval's format)
+and the run configuration the CLI flags make."""

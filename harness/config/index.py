@@ -15,7 +15,7 @@ from typing import Optional
 import yaml
 
 from harness.errors import ConfigError
-from harness.registry import Entry
+from harness.plugins.registry import Entry
 
 try:
     _Base = yaml.CSafeLoader

@@ -22,7 +22,7 @@ class DatasetConfig(_Strict):
     loader: a hook "module:function" or "file.py:function" called as loader(root, split, options) -> docs.
     name, data_files, revision, kwargs: passed to `datasets.load_dataset` when the source is read through HF
     `datasets` (a hub id, a packaged builder such as `json` / `parquet`, a `save_to_disk` folder or parquet
-    files; see harness/hf_data.py); from_disk: the source is a `save_to_disk` folder (lmms-eval's
+    files; see harness/data/hf_datasets.py); from_disk: the source is a `save_to_disk` folder (lmms-eval's
     `load_from_disk`); process_docs: a hook called on the `datasets.Dataset` before its rows are read.
     """
 
@@ -65,7 +65,7 @@ class MetricConfig(_Strict):
     """A per-sample score key and how it is aggregated over samples.
 
     aggregation: `mean`, `median`, `sum`, a registered aggregation or metric (e.g. `bleu4`, `cider_d`,
-    `ap50`), or a task function `file.py:function` (see harness/aggregations.py);
+    `ap50`), or a task function `file.py:function` (see harness/scoring/aggregations.py);
     bootstrap: replicates for its CI (default 1000 for means, 100 for corpus aggregations).
     """
 

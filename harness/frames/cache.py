@@ -6,7 +6,7 @@ boundary, then the raw pixels. A read checks the header fields, the length and t
 truncated payload is never served: the entry is dropped with a warning and the clip decoded again. Files
 are written to a temporary name and renamed (atomic), so readers in other processes see a whole entry
 or none. The cache is size-capped: hits touch the file's mtime and the oldest entries are evicted under
-a portable file lock (harness.locking). Any OSError while writing (a full disk) disables writing for the rest of the process
+a portable file lock (harness.cache.locking). Any OSError while writing (a full disk) disables writing for the rest of the process
 with one warning; the run goes on without it.
 """
 
@@ -25,10 +25,10 @@ from typing import Optional
 
 import numpy as np
 
+from harness.cache.locking import exclusive_lock
+from harness.data.media import VideoRef
 from harness.frames.clip import DecodedClip
 from harness.frames.spec import FrameSpec
-from harness.locking import exclusive_lock
-from harness.media import VideoRef
 
 log = logging.getLogger(__name__)
 

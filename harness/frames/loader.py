@@ -13,6 +13,7 @@ from typing import Optional
 
 import numpy as np
 
+from harness.data.media import VideoRef, media_identity
 from harness.frames.cache import FrameCache, frame_cache_key
 from harness.frames.clip import DecodedClip
 from harness.frames.decord_decoder import decode_decord, decord_available
@@ -23,7 +24,6 @@ from harness.frames.pyav_decoder import decode_pyav
 from harness.frames.sampler import sample_indices
 from harness.frames.scaling import target_size
 from harness.frames.spec import FrameSpec
-from harness.media import VideoRef, media_identity
 
 log = logging.getLogger(__name__)
 

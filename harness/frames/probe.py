@@ -69,7 +69,7 @@ def check_file(path: str | os.PathLike) -> os.stat_result:
     Only a regular file (or a folder of frame images) passes: a directory, FIFO, socket or device is
     'not_a_file' (opening a FIFO would block forever), a zero-byte file 'empty', a missing one 'missing',
     and any other OSError (permission, I/O, symlink loop) 'unreadable'. Symlinks are followed here; the
-    dataset-root policy for them is `harness.media.safe_media_path`.
+    dataset-root policy for them is `harness.data.media.safe_media_path`.
     """
     try:
         st = os.stat(path)

@@ -14,7 +14,7 @@ from harness.report.html_writer import render_html
 from harness.report.markdown_writer import render_markdown, write_figures
 from harness.report.sections import ReportSection
 from harness.report.viewer import viewer_sections
-from harness.results import atomic_write_text
+from harness.results.writer import atomic_write_text
 
 log = logging.getLogger(__name__)
 

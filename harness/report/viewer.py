@@ -69,8 +69,8 @@ def frame_strip(video: Path, indices: Sequence[int]) -> tuple[bytes, int]:
     many frames it shows. Raises harness.frames.MediaError for an undecodable video."""
     from matplotlib.image import imsave
 
+    from harness.data.media import Segment, VideoRef
     from harness.frames import FrameSpec, load_clip
-    from harness.media import Segment, VideoRef
 
     picked = list(indices)
     if len(picked) > MAX_STRIP_FRAMES:

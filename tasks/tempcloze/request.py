@@ -3,7 +3,7 @@
 The message follows the public evaluation: the prompt, then "[BEGINNING]" and its frames, "[END]" and its
 frames, then "[Candidate A]".."[Candidate D]" each followed by its clip. Every clip is its own VideoPart
 and its `label` is the one place that names it: the adapters print it as text right before the frames
-(`harness.requests.label_text`, which keeps a bracketed label as written), a one-video model gets it in
+(`harness.api.label_text`, which keeps a bracketed label as written), a one-video model gets it in
 the merged video's legend, so the model reads each label once, as in the public prompt. A doc
 with `context_frames` K (the visible-span analysis, tasks/tempcloze/span.py) shows only the last K
 frames of BEGINNING and the first K of END, each context clip then carrying its own frame spec.

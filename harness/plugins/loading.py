@@ -27,9 +27,9 @@ import pluggy
 
 from harness import hookspecs
 from harness.config.index import index_task_path
-from harness.registry import Entry, Registry
+from harness.plugins.registry import Entry, Registry
 
-log = logging.getLogger("harness.plugins")
+log = logging.getLogger("harness.plugins.loading")
 
 ENTRY_POINT_GROUP = "harness"
 PROJECT_DIST = "video-harness"
@@ -90,7 +90,7 @@ def _entry_points() -> list[metadata.EntryPoint]:
 
 def source_tree_plugins(root: Optional[Path] = None) -> list[str]:
     """Module names of the built-in plugins found in the source tree (sorted)."""
-    root = Path(root) if root is not None else Path(__file__).resolve().parent.parent
+    root = Path(root) if root is not None else Path(__file__).resolve().parents[2]
     found = []
     for pkg in SOURCE_PACKAGES:
         base = root / pkg

@@ -7,10 +7,10 @@ import math
 from collections import Counter, defaultdict
 from typing import Any, Optional
 
-from harness.aggregations import aggregate_items
-from harness.task import Task
+from harness.data.task import Task
+from harness.scoring.aggregations import aggregate_items
 
-log = logging.getLogger("harness.aggregate")
+log = logging.getLogger("harness.scoring.task_results")
 
 N_BOOTSTRAP = 1000
 ERROR_EXAMPLES = 5  # first errors shown with their message in results (all are counted)

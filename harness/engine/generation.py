@@ -26,12 +26,12 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Optional
 
 from harness.cache.responses import ResponseCache
+from harness.contract.messages import Request, Response
+from harness.contract.model import Result
 from harness.errors import ConfigError, HarnessError, StrictModeError
-from harness.model import Result
-from harness.requests import Request, Response
 
 if TYPE_CHECKING:
-    from harness.evaluator import Evaluator, Instance
+    from harness.engine.evaluator import Evaluator, Instance
 
 _DONE = object()  # a generate call finished
 _POLL_S = 0.1  # how often to look for answers another run is making
@@ -184,7 +184,7 @@ class GenerationPipeline:
         if inst is None:
             self.stop = self.stop or result
             return
-        from harness.evaluator import _error
+        from harness.engine.evaluator import _error
 
         if isinstance(result, Response):
             inst.response = result

@@ -2,7 +2,7 @@
 
 One sample's path: doc -> messages (video refs) -> response-cache key (no decoding needed) -> on a miss,
 frames decoded through the frame cache and fitted to the model's capabilities -> model.generate, batched
-(harness.pipeline: decoding ahead, requests in flight, each answer cached on arrival) -> parsed and
+(harness.engine.generation: decoding ahead, requests in flight, each answer cached on arrival) -> parsed and
 scored by the task. Per-sample problems become counted errors, never a crash
 (unless strict). Samples are sharded across data-parallel ranks and gathered on rank 0.
 """
@@ -17,21 +17,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
-from harness import distributed, media_hash
-from harness.adapt import adapt_request, per_clip_budget
+from harness.cache import content_hash as media_hash
 from harness.cache import default_cache_dir
 from harness.cache.keys import response_key
 from harness.cache.responses import ResponseCache
+from harness.config.run import RunConfig
+from harness.contract.messages import Message, Request, Response, VideoPart
+from harness.contract.model import Model
+from harness.data.task import MediaPathError, Parsed, Task
+from harness.engine import distributed
+from harness.engine.fitting import adapt_request, per_clip_budget
+from harness.engine.generation import GenerationPipeline
 from harness.errors import HarnessError, StrictModeError
 from harness.frames import FrameCache, MediaError, decoder_versions, load_clip
 from harness.frames.spec import FrameSpec
-from harness.model import Model
-from harness.pipeline import GenerationPipeline
-from harness.requests import Message, Request, Response, VideoPart
-from harness.run_config import RunConfig
-from harness.task import MediaPathError, Parsed, Task
 
-log = logging.getLogger("harness.evaluator")
+log = logging.getLogger("harness.engine.evaluator")
 
 MEDIA_ERRORS = (MediaError, OSError, MediaPathError)  # every OSError on media is a counted media error
 
@@ -292,7 +293,7 @@ def _parse(task: Task, response: Response, doc: dict, judge: Any) -> Any:
 def _clean_scores(scores: Any, items: frozenset = frozenset()) -> dict[str, Any]:
     """Scores as floats or None ("not applicable"); a value that is no finite number raises ValueError.
 
-    `items` names corpus metrics (harness/aggregations.py), whose per-sample values are items of any JSON
+    `items` names corpus metrics (harness/scoring/aggregations.py), whose per-sample values are items of any JSON
     kind (a [answer, target] pair, lmms-eval's process_results dicts), kept as they are."""
     if not isinstance(scores, dict):
         raise TypeError(f"the score hook returned {type(scores).__name__}, not a dict of metric values")

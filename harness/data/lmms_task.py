@@ -24,11 +24,11 @@ import numpy as np
 from jinja2 import StrictUndefined, TemplateError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-from harness.aggregations import resolve_aggregation
 from harness.config.index import FUNCTION_TAG
+from harness.contract.messages import ImagePart, Message, Response, TextPart, VideoPart
+from harness.data.task import Parsed, Task
 from harness.errors import ConfigError, DataError
-from harness.requests import ImagePart, Message, Response, TextPart, VideoPart
-from harness.task import Parsed, Task
+from harness.scoring.aggregations import resolve_aggregation
 
 _LM_EVAL_JINJA = ImmutableSandboxedEnvironment(undefined=StrictUndefined, keep_trailing_newline=True)
 _IMAGE_EXTS = {".jpg", ".jpeg", ".png", ".bmp", ".gif", ".tiff", ".webp"}
@@ -47,7 +47,7 @@ class LmmsTask(Task):
         if isinstance(value, dict) and FUNCTION_TAG in value:
             hook_name = f"lmms:{key}"
             if hook_name not in self._hooks:
-                from harness.hooks import load_hook  # noqa: PLC0415
+                from harness.plugins.references import load_hook  # noqa: PLC0415
 
                 ref = value[FUNCTION_TAG]
                 self._hooks[hook_name] = load_hook(ref, self.base_dir, f"task '{self.name}' {key}")
@@ -122,7 +122,7 @@ class LmmsTask(Task):
                 if path.suffix.lower() in _IMAGE_EXTS:
                     parts.append(ImagePart(_read_image(path)))
                 else:
-                    from harness.media import VideoRef  # noqa: PLC0415
+                    from harness.data.media import VideoRef  # noqa: PLC0415
 
                     parts.append(VideoPart(ref=VideoRef(path=str(path))))
             elif hasattr(v, "convert"):  # a PIL image

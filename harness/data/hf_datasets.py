@@ -152,7 +152,7 @@ def load_rows(
     cache_dir: Optional[Path] = None,
 ) -> list[dict]:
     """Every row of the split as a dict, video cells turned into paths (see the module docstring)."""
-    from harness.hooks import load_hook  # noqa: PLC0415
+    from harness.plugins.references import load_hook  # noqa: PLC0415
 
     datasets = _datasets()
     where = str(root) if root is not None else f"'{ds.source}'"

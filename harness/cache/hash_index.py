@@ -20,7 +20,7 @@ import zlib
 from pathlib import Path
 from typing import IO, Optional
 
-log = logging.getLogger("harness.media")
+log = logging.getLogger("harness.data.media")
 
 COMPACT_AT = 32
 _PATTERNS = ("log-", "merged-")

@@ -12,8 +12,8 @@ from typing import Any, Optional
 
 from harness.cache.keys import response_key
 from harness.cache.responses import ResponseCache
-from harness.model import Model
-from harness.requests import Message, Request, TextPart
+from harness.contract.messages import Message, Request, TextPart
+from harness.contract.model import Model
 
 JUDGE_GEN = {"temperature": 0.0, "max_new_tokens": 256}
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from harness.errors import ConfigError, UnknownNameError
-from harness.hooks import load_hook
+from harness.plugins.references import load_hook
 
 #: bootstrap replicates for corpus metrics when the metric sets none (each recomputes the whole metric;
 #: lm-eval uses at most 100 for its corpus metrics BLEU, chrF and TER)

@@ -13,8 +13,8 @@ from typing import Any, Optional, Union
 
 import numpy as np
 
+from harness.data.media import VideoRef
 from harness.frames.spec import FrameSpec
-from harness.media import VideoRef
 
 
 @dataclass

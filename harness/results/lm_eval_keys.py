@@ -77,7 +77,7 @@ def add_lm_eval_keys(
 
 def stderrs_of(tasks: list, per_task: dict[str, list[dict]]) -> dict[str, dict[str, Optional[float]]]:
     """Per task and metric, lm-eval's stderr of the mean for `mean` metrics (None for other aggregations)."""
-    from harness.aggregate import metric_values  # noqa: PLC0415 - aggregate imports the task module
+    from harness.scoring.task_results import metric_values  # noqa: PLC0415 - aggregate imports the task module
 
     out: dict[str, dict[str, Optional[float]]] = {}
     for task in tasks:

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar, Optional, Union
 
+from harness.contract.messages import Capabilities, Request, Response, TaskInfo
 from harness.errors import HarnessError
-from harness.requests import Capabilities, Request, Response, TaskInfo
 
 Result = Union[Response, BaseException]
 

@@ -19,14 +19,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
-from harness import hf_data
-from harness.aggregations import Aggregator, resolve_aggregation
 from harness.config.schema import MetricConfig, TaskConfig
+from harness.contract.messages import Message, Response, TextPart, VideoPart
+from harness.data import hf_datasets as hf_data
+from harness.data.media import MediaPathError, VideoRef, resolve_media_path, safe_media_path  # noqa: F401 - re-exported
+from harness.data.templates import render
 from harness.errors import ConfigError, DataError
-from harness.hooks import load_hook
-from harness.media import MediaPathError, VideoRef, resolve_media_path, safe_media_path  # noqa: F401 - re-exported
-from harness.requests import Message, Response, TextPart, VideoPart
-from harness.templates import render
+from harness.plugins.references import load_hook
+from harness.scoring.aggregations import Aggregator, resolve_aggregation
 
 
 @dataclass
@@ -93,7 +93,7 @@ class Task:
         #: folders whose absolute media paths rows may name (media a `datasets` dataset provided)
         self.media_roots: list[Path] = []
         self._checked_dirs: set[str] = set()  # dataset folders found not to be symlinks since load_docs
-        #: metric name -> its resolved aggregation (see harness.aggregations); filled on first use
+        #: metric name -> its resolved aggregation (see harness.scoring.aggregations); filled on first use
         self.aggregators: dict[str, Aggregator] = {}
 
     def resolve_aggregations(self, registry: Any = None) -> None:
@@ -191,7 +191,7 @@ class Task:
         return _read_local_split(root, split, self.name)
 
     def _load_datasets(self, root: Optional[Path], split: str) -> list[dict]:
-        """Rows through HF `datasets` (harness/hf_data.py); their media may live in the media cache."""
+        """Rows through HF `datasets` (harness/data/hf_datasets.py); their media may live in the media cache."""
         self.media_roots = hf_data.media_roots(self.cache_dir)
         ds, media = self.config.dataset, self.config.media_field
         return hf_data.load_rows(ds, split, self.name, self.base_dir, root, media, self.cache_dir)

@@ -3,7 +3,7 @@
 A video's identity is the sha256 of its bytes (a folder of frame images: `harness.frames.folder.
 folder_identity`, its frames' names and bytes in frame order). Hashes are remembered per file version,
 (path, device, inode, size, modification time), in memory and, once `set_store(folder)` names a folder (the
-evaluator uses `<cache_dir>/hashes`), on disk in the hash index (`harness.hash_index`): one append-only
+evaluator uses `<cache_dir>/hashes`), on disk in the hash index (`harness.cache.hash_index`): one append-only
 log per process, read once per run. `hash_files` hashes the videos not yet known in parallel (hashlib
 releases the GIL) with a progress bar, before the first request is keyed, and hands back every digest so
 keying stats each video once.
@@ -21,9 +21,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Optional
 
-from harness.hash_index import HashIndex
+from harness.cache.hash_index import HashIndex
 
-log = logging.getLogger("harness.media")
+log = logging.getLogger("harness.data.media")
 
 HASH_VERSION = 1  # bump when what is hashed changes
 _DIGEST_LEN = 32
@@ -51,7 +51,7 @@ def forget() -> None:
 
 
 def _check(path: str) -> os.stat_result:
-    from harness.frames.probe import check_file  # lazy: harness.frames imports harness.media
+    from harness.frames.probe import check_file  # lazy: harness.frames imports harness.data.media
 
     return check_file(path)
 

@@ -75,9 +75,9 @@ def media_identity(path: str | os.PathLike) -> str:
 
     Content rather than path, so a moved file keeps its cache entries and a replaced file never serves
     stale ones. Raises MediaError (`missing`, `not_a_file`, `empty`, `unreadable`) for anything that is
-    not a readable video file or frame folder; see harness.media_hash for the memo.
+    not a readable video file or frame folder; see harness.cache.content_hash for the memo.
     """
-    from harness.media_hash import content_hash  # lazy: media_hash reaches into harness.frames
+    from harness.cache.content_hash import content_hash  # lazy: media_hash reaches into harness.frames
 
     return content_hash(path)
 

@@ -11,23 +11,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
-from harness import __version__, distributed
-from harness.adapt import per_clip_budget
-from harness.aggregate import aggregate_group, aggregate_task
-from harness.completeness import mark_completeness
+from harness import __version__
+from harness.config.run import RunConfig
 from harness.config.schema import GroupConfig, parse_task_config
+from harness.contract.messages import TaskInfo
+from harness.contract.model import Model
+from harness.data.lmms_task import LmmsTask
+from harness.data.task import Parsed, Task
+from harness.engine import distributed
+from harness.engine.evaluator import Evaluator, Instance, score_record
+from harness.engine.fitting import per_clip_budget
+from harness.engine.judging import JudgeClient
 from harness.errors import ConfigError, UnknownNameError
-from harness.evaluator import Evaluator, Instance, score_record
-from harness.extras import missing_dependency
-from harness.hooks import load_hook
-from harness.judging import JudgeClient
-from harness.lm_eval_compat import add_lm_eval_keys, stderrs_of
-from harness.lmms_task import LmmsTask
-from harness.model import Model
-from harness.plugins import PluginState, load_plugins
-from harness.registry import Entry
-from harness.requests import TaskInfo
-from harness.results import (
+from harness.plugins.extras import missing_dependency
+from harness.plugins.loading import PluginState, load_plugins
+from harness.plugins.references import load_hook
+from harness.plugins.registry import Entry
+from harness.results.lm_eval_keys import add_lm_eval_keys, stderrs_of
+from harness.results.writer import (
     atomic_write_text,
     dumps_results,
     git_hash,
@@ -37,10 +38,10 @@ from harness.results import (
     timestamp,
     write_samples,
 )
-from harness.run_config import RunConfig
-from harness.task import Parsed, Task
+from harness.scoring.completeness import mark_completeness
+from harness.scoring.task_results import aggregate_group, aggregate_task
 
-log = logging.getLogger("harness.runner")
+log = logging.getLogger("harness.engine.runner")
 
 
 @dataclass
@@ -278,7 +279,7 @@ def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
 def assemble_results(
     cfg, model, model_name, tasks, groups, per_task, judge, world, loaded=None
 ) -> dict[str, Any]:
-    """The results dict (see harness/schemas/results.schema.json); `loaded`: task -> (rows the loader
+    """The results dict (see harness/results/schemas/results.schema.json); `loaded`: task -> (rows the loader
     gave, rows it dropped)."""
     loaded = loaded or {}
     task_results = {

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from harness.contract.messages import Capabilities, ImagePart, Message, Request, TextPart, VideoPart
 from harness.errors import ConfigError
-from harness.requests import Capabilities, ImagePart, Message, Request, TextPart, VideoPart
 
 
 def per_clip_budget(caps: Capabilities, n_videos: int) -> int | None:

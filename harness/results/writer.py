@@ -1,7 +1,7 @@
 """Write results: `OUT/<model>/results_<timestamp>.json` and `samples_<task>_<timestamp>.jsonl`, atomically.
 
-The results file validates against harness/schemas/results.schema.json. Everything in it is deterministic
-for a given command except `created`, the wall times (harness.lm_eval_compat.TIMING_KEYS) and the timestamp
+The results file validates against harness/results/schemas/results.schema.json. Everything in it is deterministic
+for a given command except `created`, the wall times (harness.results.lm_eval_keys.TIMING_KEYS) and the timestamp
 in file names.
 """
 
@@ -54,7 +54,7 @@ def package_versions() -> dict[str, str]:
 
 def git_hash() -> str | None:
     """The harness checkout's commit, when it runs from a git checkout."""
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     if not (root / ".git").exists():
         return None
     try:

@@ -44,7 +44,7 @@ def resolve_reference(ref: str, what: str = "reference") -> Any:
         obj: Any = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
         if exc.name and not (module_name == exc.name or module_name.startswith(exc.name + ".")):  # a dependency, not the module itself
-            from harness.extras import missing_dependency
+            from harness.plugins.extras import missing_dependency
 
             raise missing_dependency(what, exc) from exc
         raise ConfigError(f"{what}: cannot import module '{module_name}' ({exc})") from exc

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import ConfigError
-from harness.registry import resolve_reference
+from harness.plugins.registry import resolve_reference
 
 _file_modules: dict[str, Any] = {}
 
