@@ -1,0 +1,63 @@
+"""How many clips are decoded at once, and with how many decoder threads each.
+
+Clips are admitted while the frames being decoded fit a byte budget (always at least one clip, at most
+`workers`), and the process's cores are divided among the clips that can decode together: FFmpeg's own
+threads for a clip that decodes alone (large frames, or the last clips of a run), one thread each when
+several clips fit. Large frames are where decoder threads pay off (more work per frame between the threads'
+hand-offs) and where several clips at once would cost the most memory; small clips decode best side by side.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+
+def usable_cores() -> int:
+    """CPU cores this process may run on (its affinity mask, e.g. under taskset or a container's cpuset)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+class DecodeGate:
+    """Admits decodes under a byte budget and tells each how many decoder threads to use (thread-safe)."""
+
+    def __init__(
+        self, budget_bytes: int, workers: int, cores: int = 0, remaining: Callable[[], int] = lambda: 1 << 30
+    ) -> None:
+        self.budget = max(0, int(budget_bytes))
+        self.workers = max(1, workers)
+        self.cores = cores or usable_cores()
+        self.remaining = remaining  # clips still to decode in the run (the tail decodes with more threads)
+        self._cond = threading.Condition()
+        self._active = 0
+        self._bytes = 0
+        self.peak_bytes = 0  # most bytes of frames being decoded at once
+
+    def threads_for(self, nbytes: int) -> int:
+        """Decoder threads for a clip of `nbytes`: the cores over the clips that can decode beside it."""
+        fit = max(1, self.budget // max(1, nbytes))
+        together = max(1, min(self.workers, fit, self.remaining()))
+        return max(1, self.cores // together)
+
+    @contextmanager
+    def admit(self, nbytes: int) -> Iterator[int]:
+        """Wait until a clip of `nbytes` fits beside those decoding (or none is), hold its place while the
+        block decodes it; yields its decoder threads."""
+        with self._cond:
+            while self._active and (self._active >= self.workers or self._bytes + nbytes > self.budget):
+                self._cond.wait()
+            self._active += 1
+            self._bytes += nbytes
+            self.peak_bytes = max(self.peak_bytes, self._bytes)
+        try:
+            yield self.threads_for(nbytes)
+        finally:
+            with self._cond:
+                self._active -= 1
+                self._bytes -= nbytes
+                self._cond.notify_all()
