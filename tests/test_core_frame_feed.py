@@ -194,3 +194,34 @@ def test_the_gate_decodes_large_clips_alone_on_every_core_and_small_ones_side_by
             list(pool.map(decode, [size] * 4))
         assert most[0] == expected, f"{size}-byte clips: {most[0]} decoded at once"
     assert gate.peak_bytes <= 1000
+
+
+@pytest.mark.parametrize("gop", [None, {"x264-params": "keyint=10:min-keyint=10:scenecut=0"}])
+def test_decoder_threads_and_frame_cache_maps_give_the_same_pixels(tmp_path, gop):
+    from contextlib import contextmanager
+
+    from harness.data.media import VideoRef
+    from harness.frames import FrameCache, FrameSpec, load_clip
+    from harness.frames.synthetic import read_marker, write_marker_video
+
+    ref = VideoRef(path=write_marker_video(tmp_path / "v.mp4", 90, 320, 180, fps=25, options=gop))
+    spec = FrameSpec(strategy="uniform", count=12, decoder="pyav")
+
+    def threads(n):
+        @contextmanager
+        def admit(nbytes):
+            yield n
+
+        return admit
+
+    plain = load_clip(ref, spec)
+    for n in (1, 2, 4):  # FFmpeg's frame and slice threads are bit-exact
+        assert np.array_equal(load_clip(ref, spec, admit=threads(n)).frames, plain.frames), f"{n} threads"
+    assert [read_marker(f) for f in plain.frames] == plain.indices
+    cache = FrameCache(tmp_path / "frames")
+    load_clip(ref, spec, cache=cache)  # stores it
+    hit = load_clip(ref, spec, cache=cache)
+    assert hit.from_cache and np.array_equal(hit.frames, plain.frames)
+    hit.frames[0, 0, 0] = 255 - hit.frames[0, 0, 0]  # a model may write to its frames: private to it
+    again = load_clip(ref, spec, cache=cache)
+    assert again.from_cache and np.array_equal(again.frames, plain.frames)

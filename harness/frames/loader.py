@@ -8,7 +8,10 @@ decoded once, at the target size, then the clip is assembled in order.
 from __future__ import annotations
 
 import functools
+import importlib.metadata
+import importlib.util
 import logging
+import sys
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from typing import Optional
@@ -32,15 +35,20 @@ log = logging.getLogger(__name__)
 Admit = Callable[[int], AbstractContextManager[Optional[int]]]  # bytes to decode -> held: decoder threads
 
 
+def _installed(module: str) -> bool:
+    """Whether `module` can be found, without importing it (a module blocked in sys.modules cannot)."""
+    if module in sys.modules:
+        return sys.modules[module] is not None
+    return importlib.util.find_spec(module) is not None
+
+
 @functools.lru_cache(maxsize=1)
 def _installed_versions() -> tuple[tuple[str, str], ...]:
-    import av
-
-    out = [("pyav", f"pyav-{av.__version__}")]
-    if decord_available():
-        import decord
-
-        out.append(("decord", f"decord-{decord.__version__}"))
+    """From the installed distributions' metadata: keying a request (all a warm run does with frames)
+    imports no decoder, which costs more than the rest of keying."""
+    out = [("pyav", f"pyav-{importlib.metadata.version('av')}")]
+    if _installed("decord"):
+        out.append(("decord", f"decord-{importlib.metadata.version('decord')}"))
     return tuple(out)
 
 
@@ -100,7 +108,7 @@ def decode_frames(
     """Decode sorted distinct `wanted` frames with the chosen engine, falling back to PyAV in auto mode
     (`threads`: the decoder's own threads, None for its default)."""
     versions = decoder_versions()
-    if spec.decoder == "decord" and "decord" not in versions:
+    if spec.decoder == "decord" and not decord_available():
         raise RuntimeError(
             "frame spec asks for decoder 'decord', which is not installed; "
             "install it (pip install decord) or set decoder: auto / pyav"
