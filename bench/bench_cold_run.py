@@ -79,6 +79,7 @@ def run(fast: bool = False) -> list[dict]:
         task_dir = peer_set.write_task(work / "task")
         env, loads = peer_set.harness_env(), [peer_set.load_average()]
         cmd = peer_set.harness_cmd(data, task_dir, work / "out", "--no_cache")
+        peer_set.timed(cmd, env, work)  # warm-up: byte code compiled, files in the page cache
         limits, colds = [], []
         for _ in range(1 if fast else 3):  # alternately, so both see the same load
             limits.append(peer_set.pyav_limit(data))

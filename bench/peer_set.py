@@ -87,7 +87,11 @@ def harness_cmd(data: Path, task_dir: Path, out: Path, *flags: str) -> list[str]
 
 
 def harness_env() -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
+    """The environment of a harness run: offline, the source tree first, and byte-code caching on (an
+    installed harness has its .pyc files; without them every start compiles the sources again)."""
+    env = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
 
 
 def timed(cmd: list[str], env: dict[str, str], cwd: Path) -> float:
