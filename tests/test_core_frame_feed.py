@@ -225,3 +225,21 @@ def test_decoder_threads_and_frame_cache_maps_give_the_same_pixels(tmp_path, gop
     hit.frames[0, 0, 0] = 255 - hit.frames[0, 0, 0]  # a model may write to its frames: private to it
     again = load_clip(ref, spec, cache=cache)
     assert again.from_cache and np.array_equal(again.frames, plain.frames)
+
+
+def test_ranks_get_whole_videos_in_balanced_shares():
+    from harness.engine.distributed import shard
+
+    videos = [f"v{i % 7}" for i in range(40)] + [None] * 5 + ["big"] * 30  # one video with many questions
+    items = list(enumerate(videos))
+    shares = [shard(items, rank, 4, lambda item: item[1]) for rank in range(4)]
+    assert sorted(i for share in shares for i, _ in share) == list(range(len(items)))  # each once
+    for share in shares:
+        assert share == sorted(share)  # in dataset order
+    owners = {v: {r for r, share in enumerate(shares) for _, w in share if w == v} for v in set(videos) - {None}}
+    assert all(len(ranks) == 1 for v, ranks in owners.items() if v != "big")  # a video's samples on one rank
+    fair = -(-len(items) // 4)
+    assert len(owners["big"]) == 2  # larger than a rank's fair share: cut into fair-share pieces
+    sizes = [len(share) for share in shares]
+    assert max(sizes) - min(sizes) <= fair and sum(sizes) == len(items)
+    assert shard(items, 0, 1, lambda item: item[1]) == items

@@ -248,7 +248,7 @@ def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
         model.prepare_task(info)
         instances.extend(Instance(len(instances), task, d) for d in docs)
     rank, world = distributed.world()
-    mine = instances[rank::world]
+    mine = distributed.shard(instances, rank, world, _video_of)  # a video's samples on one rank
     try:
         evaluator.run_instances(mine)
         records = [(inst.index, evaluator.record(inst)) for inst in mine]
@@ -274,6 +274,13 @@ def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
     out = write_outputs(cfg, model_name, results, per_task)
     out.stats = evaluator.stats
     return out
+
+
+def _video_of(inst: Instance) -> Optional[str]:
+    """The video a sample's row names (its task's media field), for sharding ranks by video."""
+    field = inst.task.config.media_field
+    value = inst.doc.get(field) if field else None
+    return value if isinstance(value, str) else None
 
 
 def assemble_results(
