@@ -243,3 +243,14 @@ def test_ranks_get_whole_videos_in_balanced_shares():
     sizes = [len(share) for share in shares]
     assert max(sizes) - min(sizes) <= fair and sum(sizes) == len(items)
     assert shard(items, 0, 1, lambda item: item[1]) == items
+
+
+def test_the_gate_says_how_many_clips_can_decode_at_once():
+    gate = DecodeGate(budget_bytes=1000, workers=4, cores=4)
+    assert gate.concurrency() == 4  # nothing seen yet
+    with gate.admit(300):
+        pass
+    assert gate.concurrency() == 3
+    with gate.admit(2000):  # larger than the budget: alone
+        pass
+    assert gate.concurrency() == 1

@@ -101,6 +101,10 @@ class FrameFeed:
         self.gate = DecodeGate(decode_budget, max(1, workers), remaining=self.clips.remaining)
         self._open: dict[int, set[int]] = {}  # claimed instances -> their parts not yet collected
 
+    def concurrency(self) -> int:
+        """Clips that can decode at once (0: decoding is inline, in the generating thread)."""
+        return self.gate.concurrency() if self.workers else 0
+
     def plan(self, leaders: list[Instance]) -> list[Instance]:
         """Key every video part of `leaders`, announce them to the shared clips, and return the feed order."""
         for inst in leaders:

@@ -6,7 +6,7 @@ What it guarantees (docs/reliability.md, docs/frames.md):
   sharing a cache dir pick up each other's finished answers;
 - decoding overlaps generation: the next batches are decoded while the model works, at most
   `2 * slots + prefetch` decoded batches waiting, or more while the waiting batches share their clips and
-  need fewer distinct clips than the decode workers (bounded memory; harness.engine.frame_feed feeds the
+  need fewer distinct clips than can decode at once (bounded memory; harness.engine.frame_feed feeds the
   samples of one video together, decodes each clip once and spreads the decoding over the cores);
 - requests in flight = `model.max_in_flight`: with a served model, `max_in_flight // batch_size` calls run
   at once from threads (at least one), fed as answers return;
@@ -132,12 +132,12 @@ class GenerationPipeline:
 
     def _room(self, window: deque[set[str]]) -> bool:
         """Whether one more batch may be decoded ahead: the usual window, or more while the waiting batches
-        need fewer distinct clips than the decode workers (so every worker has a clip to decode)."""
+        need fewer distinct clips than can decode at once (so no decoder idles while batches share clips)."""
         if len(window) < self.ahead:
             return True
         if len(window) >= self.ahead + SHARED_AHEAD:
             return False
-        return len(set().union(*window)) < self.feed.workers
+        return len(set().union(*window)) < self.feed.concurrency()
 
     # -- decoding (worker threads) -----------------------------------------------------------------
     def _decode_batch(

@@ -37,6 +37,13 @@ class DecodeGate:
         self._active = 0
         self._bytes = 0
         self.peak_bytes = 0  # most bytes of frames being decoded at once
+        self.largest = 0  # the largest clip admitted so far
+
+    def concurrency(self) -> int:
+        """Clips that can decode at once: the workers, fewer when the largest clip so far fills the budget."""
+        if not self.largest:
+            return self.workers
+        return max(1, min(self.workers, self.budget // self.largest))
 
     def threads_for(self, nbytes: int) -> int:
         """Decoder threads for a clip of `nbytes`: the cores over the clips that can decode beside it."""
@@ -54,6 +61,7 @@ class DecodeGate:
             self._active += 1
             self._bytes += nbytes
             self.peak_bytes = max(self.peak_bytes, self._bytes)
+            self.largest = max(self.largest, nbytes)
         try:
             yield self.threads_for(nbytes)
         finally:
