@@ -160,6 +160,11 @@ class FrameFeed:
     def _loader(self, ref, spec: FrameSpec):
         return lambda: load_clip(ref, spec, cache=self.cache, admit=self.gate.admit)
 
+    def stop(self) -> None:
+        """Drop the decodes not started yet (their samples fail with CancelledError); running ones finish."""
+        if self.pool is not None:
+            self.pool.shutdown(wait=False, cancel_futures=True)
+
     def close(self) -> None:
         """Stop the pool: running decodes finish, queued ones are dropped (their samples fail to cancel)."""
         if self.pool is not None:

@@ -104,6 +104,7 @@ class GenerationPipeline:
                 else:
                     self._handle(item)
         finally:
+            self.feed.stop()  # decodes not started are dropped (none are left when the run went through)
             for p in (dpool, gpool):
                 if p is not None:
                     p.shutdown(wait=self.stop is not None or running == 0, cancel_futures=True)
