@@ -49,7 +49,7 @@ def _videos(root: Path, count: int, width: int, height: int, frames: int) -> lis
     for v in range(count):
         rng = np.random.default_rng(v)
         base = rng.integers(0, 255, (height // 8, width // 8, 3), dtype=np.uint8)
-        clip = [np.repeat(np.repeat(np.roll(base, t, axis=1), 8, axis=0), 8, axis=1) for t in range(frames)]
+        clip = (np.repeat(np.repeat(np.roll(base, t, axis=1), 8, axis=0), 8, axis=1) for t in range(frames))
         name = f"video_{v}.mp4"
         write_video(root / name, clip, fps=30.0, threads=0)  # the bytes need not be reproducible here
         names.append(name)
