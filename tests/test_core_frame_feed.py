@@ -169,9 +169,10 @@ def test_samples_asking_while_a_clip_decodes_wait_for_that_decode_and_share_its_
 
 def test_the_gate_decodes_large_clips_alone_on_every_core_and_small_ones_side_by_side():
     gate = DecodeGate(budget_bytes=1000, workers=4, cores=4)
-    assert gate.threads_for(800) == 4  # one fits the budget: it gets the decoder threads
+    assert gate.threads_for(800) == 5  # one fits the budget: frame threads, FFmpeg's cores + 1
     assert gate.threads_for(100) == 1  # four fit: one thread each
     assert DecodeGate(1000, 4, cores=4, remaining=lambda: 2).threads_for(100) == 2  # the last two clips
+    assert DecodeGate(1000, 4, cores=1).threads_for(800) == 1
     inside, most = [0], [0]
     lock = threading.Lock()
     together = threading.Barrier(4, timeout=30)

@@ -46,9 +46,13 @@ class DecodeGate:
         return max(1, min(self.workers, self.budget // self.largest))
 
     def threads_for(self, nbytes: int) -> int:
-        """Decoder threads for a clip of `nbytes`: the cores over the clips that can decode beside it."""
+        """Decoder threads for a clip of `nbytes`: the cores over the clips that can decode beside it; a clip
+        that decodes alone gets cores + 1, FFmpeg's own count for frame threads (a frame thread waits on the
+        previous frame's rows now and then: one more keeps every core busy)."""
         fit = max(1, self.budget // max(1, nbytes))
         together = max(1, min(self.workers, fit, self.remaining()))
+        if together == 1 and self.cores > 1:
+            return self.cores + 1
         return max(1, self.cores // together)
 
     @contextmanager
