@@ -255,3 +255,28 @@ def test_the_gate_says_how_many_clips_can_decode_at_once():
     with gate.admit(2000):  # larger than the budget: alone
         pass
     assert gate.concurrency() == 1
+
+
+def test_the_gate_admits_clips_in_the_order_the_run_needs_them():
+    gate = DecodeGate(budget_bytes=1000, workers=2, cores=2)
+    order: list[int] = []
+    gate.begin(0)  # the first clip's decode has started (probing), the second's reaches the gate first
+    gate.begin(1)
+
+    def decode(rank):
+        with gate.admit(800, rank=rank):
+            order.append(rank)
+
+    late = threading.Thread(target=decode, args=(1,))
+    late.start()
+    late.join(0.2)
+    assert late.is_alive() and order == []  # waits: a clip needed earlier is on its way
+    decode(0)
+    late.join(10)
+    gate.end(0)
+    gate.end(1)
+    assert order == [0, 1]
+    gate.begin(2)
+    gate.end(2)  # a decode that never needed the gate (a cache hit) does not hold later ones back
+    decode(3)
+    assert order == [0, 1, 3]

@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from typing import TYPE_CHECKING, Optional
 
 from harness.contract.messages import VideoPart
@@ -100,19 +101,26 @@ class FrameFeed:
         self.clips = SharedClips(keep_bytes, self.pool)
         self.gate = DecodeGate(decode_budget, max(1, workers), remaining=self.clips.remaining)
         self._open: dict[int, set[int]] = {}  # claimed instances -> their parts not yet collected
+        self._rank: dict[str, int] = {}  # clip key -> where the feed first needs it
 
     def concurrency(self) -> int:
         """Clips that can decode at once (0: decoding is inline, in the generating thread)."""
         return self.gate.concurrency() if self.workers else 0
 
     def plan(self, leaders: list[Instance]) -> list[Instance]:
-        """Key every video part of `leaders`, announce them to the shared clips, and return the feed order."""
+        """Key every video part of `leaders`, announce them to the shared clips, and return the feed order
+        (each clip ranked by where the feed first needs it: decodes are admitted in that order)."""
         for inst in leaders:
             inst.clip_keys = [
                 self._key(inst, n, p.ref, spec) for n, (p, spec) in enumerate(video_parts(inst))
             ]
             self.clips.expect(k for k in inst.clip_keys if k is not None)
-        return feed_order(leaders)
+        order = feed_order(leaders)
+        for inst in order:
+            for key in inst.clip_keys:
+                if key is not None:
+                    self._rank.setdefault(key, len(self._rank))
+        return order
 
     def _key(self, inst: Instance, n: int, ref, spec: FrameSpec) -> Optional[str]:
         try:
@@ -133,7 +141,7 @@ class FrameFeed:
         self._open[id(inst)] = {n for n, key in enumerate(inst.clip_keys) if key is not None}
         for (p, spec), key in zip(video_parts(inst), inst.clip_keys, strict=True):
             if key is not None:
-                self.clips.claim(key, self._loader(p.ref, spec))
+                self.clips.claim(key, self._loader(p.ref, spec, self._rank.get(key, len(self._rank))))
 
     def load(self, inst: Instance, n: int, ref, spec: FrameSpec) -> DecodedClip:
         """Part `n` of the instance: from the shared clips (decoded, or waited for) when it has a key."""
@@ -157,8 +165,15 @@ class FrameFeed:
             elif n in open_parts:
                 self.clips.done(key)
 
-    def _loader(self, ref, spec: FrameSpec):
-        return lambda: load_clip(ref, spec, cache=self.cache, admit=self.gate.admit)
+    def _loader(self, ref, spec: FrameSpec, rank: int):
+        def load() -> DecodedClip:
+            self.gate.begin(rank)
+            try:
+                return load_clip(ref, spec, cache=self.cache, admit=partial(self.gate.admit, rank=rank))
+            finally:
+                self.gate.end(rank)
+
+        return load
 
     def stop(self) -> None:
         """Drop the decodes not started yet (their samples fail with CancelledError); running ones finish."""
