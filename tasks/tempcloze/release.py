@@ -33,7 +33,8 @@ SOURCES_FILE = "sources.json"
 CLIPS_JSON = "clips.json"
 RELEASE_ID = "CedPei/TempCloze"
 BUILD_HINT = (
-    "build one with `python -m harness build tempcloze --videos VIDEOS --out DIR`, or download the release "
+    "build one with `python -m harness build tempcloze --videos VIDEOS --out DIR` (or --synthetic N), or "
+    "download the release "
     f"with `huggingface-cli download {RELEASE_ID} --repo-type dataset --local-dir DIR`"
 )
 HARD_HINT = (
