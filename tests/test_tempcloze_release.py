@@ -48,7 +48,10 @@ def test_a_missing_subset_file_names_every_place_it_was_looked_for_and_how_to_ma
     code = main(["--tasks", "tempcloze_hard", "--model", "oracle", "--data", str(root),
                  "--cache_dir", str(tmp_path / "cache")])  # fmt: skip
     err = capsys.readouterr().err
-    assert code == 2 and "looked for subset_ids.json, TempCloze/subset/subset_ids.json, subset/subset_ids.json" in err
+    assert (
+        code == 2
+        and "looked for subset_ids.json, TempCloze/subset/subset_ids.json, subset/subset_ids.json" in err
+    )
     assert "build tempcloze-hard --results" in err and "run tempcloze_all" in err
 
 
