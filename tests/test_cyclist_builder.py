@@ -159,13 +159,13 @@ def test_cli_build_shards_merge_to_single_build_and_refuse_other_config(tmp_path
     for k in range(2):
         builder, args = _args(tmp_path / "merged", *common, "--shard", f"{k}/2")
         assert builder.run(args) == 0
-    single = sorted((tmp_path / "single" / "scenes").iterdir())
-    merged = sorted((tmp_path / "merged" / "scenes").iterdir())
+    single = sorted((tmp_path / "single" / "scenes" / "bicycle" / "test").iterdir())
+    merged = sorted((tmp_path / "merged" / "scenes" / "bicycle" / "test").iterdir())
     assert [p.name for p in single] == [p.name for p in merged]
     assert all(a.read_bytes() == b.read_bytes() for a, b in zip(single, merged, strict=False))
-    manifest = json.loads((tmp_path / "merged" / "manifest.json").read_text())
+    manifest = json.loads((tmp_path / "merged" / "build" / "bicycle" / "test" / "manifest.json").read_text())
     assert manifest["counts"]["scenes"] == 5
-    assert len(list((tmp_path / "merged" / "videos").glob("*.mp4"))) == 5
+    assert len(list((tmp_path / "merged" / "videos" / "bicycle" / "test").glob("*.mp4"))) == 5
     builder, args = _args(tmp_path / "single", *common[:-2], "--size", "96x54")
     with pytest.raises(ValueError, match="another configuration"):
         builder.run(args)
@@ -173,10 +173,12 @@ def test_cli_build_shards_merge_to_single_build_and_refuse_other_config(tmp_path
 
 def test_demo_builds_tiny_l1(tmp_path):
     (ds,) = CyclistBuilder().demo(tmp_path)
-    for split in ("test", "train"):  # the train split feeds the `prior` baseline
-        assert len(list((ds.data_dir / "scenes").glob(f"{split}_*.json"))) == 6
-        assert (ds.data_dir / "questions" / f"{split}.json").exists()
-    assert len(list((ds.data_dir / "masks").glob("*.json"))) == 12
+    for split in ("test", "train"):  # the train split feeds the `prior` baseline; the release's layout
+        assert len(list((ds.data_dir / "scenes" / "unicycle" / split).glob(f"{split}_*_config.json"))) == 6
+        assert len(list((ds.data_dir / "videos" / "unicycle" / split).glob(f"{split}_*.mp4"))) == 6
+        assert len(list((ds.data_dir / "masks" / "unicycle" / split).glob("*.json"))) == 6
+        questions = sorted((ds.data_dir / "questions" / "unicycle" / split).glob("questions_*.json"))
+        assert "questions_numeric_counting.json" in [p.name for p in questions] and len(questions) >= 10
     assert ds.tasks == ["cyclist_l1", "cyclist_caption_l1"]
 
 
@@ -184,3 +186,11 @@ def test_run_build_streams_without_renderer(tmp_path):
     job = BuildJob(tmp_path, SceneSettings(number_of_frames=32), Composition("L2"), "val", 4, 0, None)
     manifest = run_build(job, progress=False)
     assert manifest["counts"]["scenes"] == 4 and not (tmp_path / "videos").exists()
+    assert len(list((tmp_path / "scenes" / "unicycle_cluttered" / "val").glob("val_*_config.json"))) == 4
+
+
+def test_a_folder_with_an_earlier_one_tier_build_is_refused(tmp_path):
+    (tmp_path / "build_config.json").write_text("{}")
+    job = BuildJob(tmp_path, SceneSettings(number_of_frames=32), Composition("L1"), "test", 1, 0, None)
+    with pytest.raises(ValueError, match="earlier one-tier layout.*new --out"):
+        run_build(job, progress=False)

@@ -19,6 +19,7 @@ class TierSpec:
 
     name: str
     title: str
+    folder: str  # the release's folder name of the tier (scenes/<folder>/<split>/, ...)
     clutter: tuple[int, int]
     cyclic_objects: int
     cyclic_lights: bool = False
@@ -26,11 +27,11 @@ class TierSpec:
 
 
 TIERS: dict[str, TierSpec] = {
-    "L1": TierSpec("L1", "Unicycle", (2, 3), 1),
-    "L2": TierSpec("L2", "Unicycle-Cluttered", (4, 9), 1),
-    "L3": TierSpec("L3", "Bicycle", (2, 3), 2),
-    "L4": TierSpec("L4", "Tricycle", (2, 3), 3),
-    "L5": TierSpec("L5", "Nightrider", (2, 3), 1, True, ("L1", "L3", "L4")),
+    "L1": TierSpec("L1", "Unicycle", "unicycle", (2, 3), 1),
+    "L2": TierSpec("L2", "Unicycle-Cluttered", "unicycle_cluttered", (4, 9), 1),
+    "L3": TierSpec("L3", "Bicycle", "bicycle", (2, 3), 2),
+    "L4": TierSpec("L4", "Tricycle", "tricycle", (2, 3), 3),
+    "L5": TierSpec("L5", "Nightrider", "nightrider", (2, 3), 1, True, ("L1", "L3", "L4")),
 }
 
 # Paper Table 3: scenes per tier and split.
