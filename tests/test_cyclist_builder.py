@@ -194,3 +194,52 @@ def test_a_folder_with_an_earlier_one_tier_build_is_refused(tmp_path):
     job = BuildJob(tmp_path, SceneSettings(number_of_frames=32), Composition("L1"), "test", 1, 0, None)
     with pytest.raises(ValueError, match="earlier one-tier layout.*new --out"):
         run_build(job, progress=False)
+
+
+def test_builder_and_task_read_one_vocabulary():
+    """Issue 28: the CycliST vocabulary is one data file (tasks/cyclist/vocabulary.json) that the task and
+    the builder both read; the builder's release spellings and plan order are derived from or checked
+    against it."""
+    from builders.cyclist import constants
+    from builders.cyclist.questions import state as engine
+    from builders.cyclist.settings import TIERS as BUILD_TIERS
+    from tasks.cyclist import vocab
+
+    assert constants.VOCABULARY_FILE.resolve() == vocab.VOCABULARY_FILE.resolve()
+    assert constants.COLORS == vocab.COLORS == engine.COLORS == tuple(constants.COLORS_255)
+    assert constants.SIZE_NAMES == vocab.SIZES == engine.SIZES
+    assert constants.SHAPES == vocab.SHAPES and constants.MESHES == ("Cone", "Cube", "Cylinder", "Sphere")
+    assert constants.MATERIAL_NAMES == vocab.MATERIALS and constants.MATERIALS == ("Metal", "Rubber")
+    assert (
+        constants.MATERIAL_ALIASES == vocab.MATERIAL_ALIASES and vocab.MATERIAL_ALIASES["mymetal"] == "metal"
+    )
+    assert set(constants.CYCLE_TYPES) == set(vocab.CYCLES) and constants.RELATIONS == vocab.RELATIONS
+    assert {k: (t.folder, t.title) for k, t in BUILD_TIERS.items()} == vocab.TIERS
+
+
+def test_one_decoder_reads_named_and_factor_resize_keys_and_release_frame_counts():
+    """builders.cyclist.state decodes per-frame state for the renderer and the question engine alike:
+    resize keys given as sizes or as the release's factors (repeated frames: the last), and scenes with
+    fps x duration only."""
+    from builders.cyclist.questions.sample_scenes import make_scene
+    from builders.cyclist.questions.state import SceneState
+    from builders.cyclist.state import frame_states
+
+    scene = make_scene(
+        [{"mesh": "Cube", "size": "small", "cycles": {"resize": {"period": 80}}}], duration=5.0
+    )
+    scene.pop("number_of_frames", None)
+    named = json.loads(json.dumps(scene))
+    factor_states = named["objects"][0]["cycles"]["resize"]["states"]
+    sizes, running = [], 1.0
+    for s in factor_states:
+        running *= s["factor"]
+        sizes.append("small" if abs(running - 1.0) < 1e-6 else "large")
+    named["objects"][0]["cycles"]["resize"]["states"] = [
+        {"frame": s["frame"], "size": z} for s, z in zip(factor_states, sizes, strict=True)
+    ] + [{"frame": factor_states[-1]["frame"], "size": sizes[-1]}]  # a repeated key frame
+    for sc in (scene, named):
+        ours, theirs = SceneState(sc, "s"), frame_states(sc)
+        assert ours.num_frames == theirs.num_frames == 160
+        assert (np.array(["small", "large"])[ours.size_codes] == theirs.size.astype(str)).all()
+        assert set(theirs.size[0]) == {"small", "large"} and theirs.scale[0].max() == 0.5

@@ -75,14 +75,6 @@ TEMPLATE_FILES: dict[str, tuple[str, int]] = {
     "numeric_periodicity": ("numeric_periodicity", 3),
 }
 
-# tier -> (data folder name in the release, paper name)
-TIERS: dict[str, tuple[str, str]] = {
-    "L1": ("unicycle", "Unicycle"),
-    "L2": ("unicycle_cluttered", "Unicycle-Cluttered"),
-    "L3": ("bicycle", "Bicycle"),
-    "L4": ("tricycle", "Tricycle"),
-    "L5": ("nightrider", "Nightrider"),
-}
 
 # other spellings of the numeric files seen in CycliST material (no template count known for them)
 RELEASE_NAMES = {

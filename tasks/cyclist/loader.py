@@ -17,7 +17,6 @@ from typing import Any, Optional, Union
 from harness.api import DataError, DroppedRow
 from tasks.cyclist.families import (
     FAMILIES,
-    TIERS,
     BadTarget,
     category_of,
     family_of,
@@ -27,10 +26,9 @@ from tasks.cyclist.families import (
 )
 from tasks.cyclist.release import KIND_FIRST, Source, fix_hint, locate
 from tasks.cyclist.rows import Duplicates, UnreadableFile, non_finite_path, read_json
-from tasks.cyclist.vocab import COLORS, CYCLES, MATERIALS, SHAPES, SIZES
+from tasks.cyclist.vocab import COLORS, CYCLES, MATERIAL_ALIASES, MATERIALS, SHAPES, SIZES, TIERS
 
 SPLITS = ("train", "val", "test")
-_MATERIAL_ALIASES = {"mymetal": "metal", "metallic": "metal", "metal": "metal", "rubber": "rubber"}
 Row = Union[dict, DroppedRow]
 
 _SPLIT_WORDS = {"train": "train", "training": "train", "val": "val", "validation": "val", "test": "test"}
@@ -157,7 +155,7 @@ def question_rows(root: Path, split: str, tier: Optional[str]) -> list[Row]:
 
 def _attr(raw: dict, key: str, choices: tuple[str, ...], where: str) -> str:
     value = str(raw.get(key, "")).lower()
-    value = _MATERIAL_ALIASES.get(value, value) if key == "material" else value
+    value = MATERIAL_ALIASES.get(value, value) if key == "material" else value
     if value not in choices:
         raise DataError(f"CycliST: {where}: unknown {key} {raw.get(key)!r} (expected one of {choices})")
     return value
