@@ -243,3 +243,17 @@ def test_one_decoder_reads_named_and_factor_resize_keys_and_release_frame_counts
         assert ours.num_frames == theirs.num_frames == 160
         assert (np.array(["small", "large"])[ours.size_codes] == theirs.size.astype(str)).all()
         assert set(theirs.size[0]) == {"small", "large"} and theirs.scale[0].max() == 0.5
+
+
+def test_rvtbench_reads_every_tier_of_a_build_with_distinct_video_ids(tmp_path):
+    """`build rvtbench --from-synthetic DIR` on a root holding two tiers: every rendered scene, no two
+    with one video id (each tier's scenes are named test_0, test_1, ...)."""
+    from builders.rvtbench.synthetic import scene_paths
+
+    for tier in ("L1", "L3"):
+        builder, args = _args(
+            tmp_path, "--tier", tier, "--num-scenes", "2", "--frames", "8", "--size", "32x18"
+        )
+        assert builder.run(args) == 0
+    stems = [stem for stem, *_ in scene_paths(tmp_path)]
+    assert sorted(stems) == ["bicycle_test_0", "bicycle_test_1", "unicycle_test_0", "unicycle_test_1"]

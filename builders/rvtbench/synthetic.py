@@ -47,7 +47,8 @@ def describe(attrs: dict[str, str]) -> str:
 
 def scene_paths(cyclist_dir: Path) -> list[tuple[str, Path, Path, Path]]:
     """(stem, scene JSON, masks JSON, video) of every rendered scene of a CycliST build (every tier and
-    split of its kind-first layout, or one tier folder of an earlier build), sorted."""
+    split of its kind-first layout, or one tier folder of an earlier build), sorted. Stems are the scene
+    files' (`test_0`); when several tiers repeat one, each is prefixed with its tier folder."""
     from builders.cyclist.layout import dataset_parts
 
     out = []
@@ -57,6 +58,10 @@ def scene_paths(cyclist_dir: Path) -> list[tuple[str, Path, Path, Path]]:
             masks, video = part["masks"] / f"{stem}.json", part["videos"] / f"{stem}.mp4"
             if masks.exists() and video.exists():
                 out.append((stem, scene_path, masks, video))
+    if len({row[0] for row in out}) < len(out):
+        out = [
+            (f"{scene.parent.parent.name}_{stem}", scene, masks, video) for stem, scene, masks, video in out
+        ]
     if not out:
         raise ValueError(
             f"--from-synthetic {cyclist_dir}: no rendered CycliST scenes (scenes/<tier>/<split>/*_config.json with "
