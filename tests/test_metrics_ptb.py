@@ -10,7 +10,6 @@ import pytest
 from ptb_corpus import corpus
 
 from conftest import harness_env, without_packages
-
 from metrics import bleu4, cider_d, ptb_tokenize
 from metrics.ptb_java import JAVA_NAME, PYTHON_NAME, active_tokenizer, java_available, tokenize_captions
 

@@ -20,6 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from harness.api import ModelArgsError
+
 
 class ServerError(RuntimeError):
     """The endpoint kept failing (or refused the request); the message says how and what to check."""
@@ -48,12 +50,10 @@ class _Transient(Exception):
 
 
 def _openai():
-    try:
-        import openai  # noqa: PLC0415 - the served-model extra
-    except ImportError:
-        raise ServerError(
-            "the `openai` model needs the `openai` package: pip install -e \".[openai]\" (or pip install openai)"
-        ) from None
+    """The `openai` package (the `openai` extra). Its ModuleNotFoundError is left to propagate: the harness
+    turns it into the install command (exit 3) when the model is built."""
+    import openai  # noqa: PLC0415 - the served-model extra
+
     return openai
 
 
@@ -79,7 +79,7 @@ class ChatClient:
     ) -> None:
         parts = urllib.parse.urlsplit(base_url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError(f"base_url={base_url!r} is not an http(s) URL such as http://127.0.0.1:8000/v1")
+            raise ModelArgsError(f"base_url={base_url!r} is not an http(s) URL such as http://127.0.0.1:8000/v1")
         base = base_url.rstrip("/")
         if base.endswith("/chat/completions"):
             base = base[: -len("/chat/completions")]
