@@ -147,7 +147,7 @@ class OpenAIModel(Model):
         self.capabilities = Capabilities(
             video=True, multi_video=multi_video, images=True, max_frames=self.max_frames
         )
-        self.client = ChatClient(self.base_url, api_key, timeout, policy)
+        self.client = ChatClient(self.base_url, api_key, timeout, policy, sends_video=self.video.mode != "images")
         self.spent = 0.0
         self.prompt_tokens = 0
         self.completion_tokens = 0
