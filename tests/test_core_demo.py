@@ -57,7 +57,7 @@ def test_demo_fills_every_row_in_a_core_install(tmp_path):
     summary = (out / "summary.md").read_text()
     rows = _rows(summary)
     assert "Problems" not in summary
-    for data, task, model, metric, value, ci, n in rows:
+    for _, task, model, _, value, _, _ in rows:
         assert value, (task, model)
         if model == "oracle":
             assert value == "1.000", (task, value)  # every pipeline scores 100 %, the RVTBench text tasks too

@@ -15,6 +15,7 @@ from harness import __version__
 from harness.config.run import RunConfig
 from harness.config.schema import GroupConfig, parse_task_config
 from harness.contract.messages import TaskInfo
+from harness.contract.model import Model
 from harness.data.lmms_task import LmmsTask
 from harness.data.task import Parsed, Task
 from harness.engine import distributed
@@ -193,6 +194,19 @@ def _apply_limit(task: Task, docs: list[dict], limit) -> list[dict]:
     return chosen
 
 
+def _prepared_instances(
+    model: Model, task_docs: list[tuple[Task, list[dict]]], data: Optional[Path]
+) -> list[Instance]:
+    """Every (task, doc) as an Instance, after telling the model about each task (`prepare_task`: where a
+    baseline reads the answer space or the training-split prior, and refuses a task it cannot work on)."""
+    instances: list[Instance] = []
+    for task, docs in task_docs:
+        info = TaskInfo(task.name, task.answer_space(docs), prior=lambda t=task: t.prior_table(data))
+        model.prepare_task(info)
+        instances.extend(Instance(len(instances), task, d) for d in docs)
+    return instances
+
+
 def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
     """Evaluate cfg.model on cfg.tasks; rank 0 writes results (and samples with log_samples)."""
     start_time = time.time()
@@ -216,19 +230,15 @@ def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
     model = load_model(state, cfg.model, cfg.model_args, tasks)
     model_name = getattr(model, "display_name", None) or cfg.model
     judge = None
-    evaluator = Evaluator(cfg, model, tasks)
-    if cfg.judge:
-        judge_model = load_judge(state, cfg.judge, cfg.judge_args)
-        judge = JudgeClient(cfg.judge, judge_model, evaluator.responses)
-        evaluator.judge = judge
-    instances: list[Instance] = []
-    for task, docs in task_docs:
-        info = TaskInfo(task.name, task.answer_space(docs), prior=lambda t=task: t.prior_table(cfg.data))
-        model.prepare_task(info)
-        instances.extend(Instance(len(instances), task, d) for d in docs)
     rank, world = distributed.world()
-    mine = instances[rank::world]
     try:
+        instances = _prepared_instances(model, task_docs, cfg.data)  # a refusal comes before the judge loads
+        evaluator = Evaluator(cfg, model, tasks)
+        if cfg.judge:
+            judge_model = load_judge(state, cfg.judge, cfg.judge_args)
+            judge = JudgeClient(cfg.judge, judge_model, evaluator.responses)
+            evaluator.judge = judge
+        mine = instances[rank::world]
         evaluator.run_instances(mine)
         records = [(inst.index, evaluator.record(inst)) for inst in mine]
     finally:
