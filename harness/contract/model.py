@@ -50,7 +50,7 @@ class Model:
     #: the `--model_args` keys this adapter accepts: any other key is refused before the model loads
     #: (ModelArgsError, exit 2, listing these). None: not declared (the adapter's signature decides)
     accepted_args: ClassVar[Optional[tuple[str, ...]]] = None
-    #: the task answer types (`answer_type` in a task's YAML: text, choice, clip_choice, masks, boxes, or a
+    #: the task answer types (`answer_type` in a task's YAML: text, clip_choice, masks, boxes, or a
     #: plugin's own) this model can answer; a task of another type is refused up front (exit 2). None: any
     answer_types: ClassVar[Optional[frozenset[str]]] = None
 
@@ -63,7 +63,8 @@ class Model:
         return {"name": self.name, "version": self.version, "args": self.model_args}
 
     def prepare_task(self, info: TaskInfo) -> None:
-        """Called once per task before its requests (baselines read the answer space or prior here)."""
+        """Called once per task before any request (baselines read the answer space or prior here); raise
+        UnsuitableModelError(message, task) when the model cannot work on the task's data (exit 2)."""
 
     def generate(self, requests: list[Request]) -> list[Result]:
         """Answer a batch of requests: one Response (or the exception that request failed with) per request, in order."""
