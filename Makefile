@@ -30,12 +30,15 @@ demo: setup-core
 
 test: setup
 	@# CI only: headless Chromium for the report's HTML test, and FFmpeg's shared libraries for torchcodec
-	@# (transformers serve decodes video with it); each test skips where its piece is missing
+	@# (transformers serve decodes video with it; the `ffmpeg` package brings every library torchcodec loads,
+	@# libavdevice and libavfilter included); each test skips where its piece is missing
 	@if [ -n "$$CI" ] && command -v apt-get >/dev/null 2>&1; then \
 		need=""; command -v chromium >/dev/null 2>&1 || need="chromium"; \
-		ldconfig -p | grep -q libavcodec || need="$$need ffmpeg"; \
+		ldconfig -p | grep -q libavdevice || need="$$need ffmpeg"; \
 		if [ -n "$$need" ]; then (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$need >/dev/null) \
-			|| echo "could not install$$need: the tests that need them will skip"; fi; fi
+			|| echo "could not install$$need: the tests that need them will skip"; fi; \
+		$(PY) -c "from transformers.utils.import_utils import is_torchcodec_usable as u; \
+			print('torchcodec can decode video:', u(decode='video'))" || true; fi
 	$(PY) -m ruff check .
 	$(PY) -m pytest -q -p no:cacheprovider
 

@@ -24,7 +24,14 @@ from harness.contract.messages import (
 from harness.contract.model import Model, PartialGeneration, Result
 from harness.data.media import Segment, VideoRef, media_identity
 from harness.data.task import DroppedRow, MediaPathError, Parsed, Task, read_jsonl_rows, safe_media_path
-from harness.errors import ConfigError, DataError, HarnessError, UnknownNameError
+from harness.errors import (
+    ConfigError,
+    DataError,
+    HarnessError,
+    ModelArgsError,
+    UnknownNameError,
+    UnsuitableModelError,
+)
 from harness.frames.spec import FrameSpec
 from harness.hookspecs import hookimpl
 
@@ -54,6 +61,7 @@ __all__ = [
     "Message",
     "MetricConfig",
     "Model",
+    "ModelArgsError",
     "Parsed",
     "PartialGeneration",
     "Part",
@@ -66,6 +74,7 @@ __all__ = [
     "TaskInfo",
     "TextPart",
     "UnknownNameError",
+    "UnsuitableModelError",
     "VideoPart",
     "VideoRef",
     "file_sha256",

@@ -104,6 +104,10 @@ class TaskConfig(_Strict):
     target_field: Optional[str] = "answer"
     prior_key: Optional[str] = None
     answer_space: Optional[list[str]] = None
+    #: the kind of answer the task asks for, matched against a model's `answer_types` before a run:
+    #: `text` (a short or free-form text answer), `clip_choice` (pick the candidate clip that fills a gap,
+    #: as TempCloze), `masks` (segmentation masks), `boxes` (bounding boxes), or a plugin's own word
+    answer_type: str = "text"
     prompt: PromptConfig = Field(default_factory=PromptConfig)
     frames: FrameSpec = Field(default_factory=lambda: FrameSpec(strategy="uniform", count=16))
     generation: dict[str, Any] = Field(default_factory=lambda: {"max_new_tokens": 64, "temperature": 0.0})

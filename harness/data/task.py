@@ -19,13 +19,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
+from harness.config.index import FUNCTION_TAG
 from harness.config.schema import MetricConfig, TaskConfig
 from harness.contract.messages import Message, Response, TextPart, VideoPart
 from harness.data import hf_datasets as hf_data
 from harness.data.media import MediaPathError, VideoRef, resolve_media_path, safe_media_path  # noqa: F401 - re-exported
 from harness.data.templates import render
-from harness.errors import ConfigError, DataError
-from harness.plugins.references import load_hook
+from harness.errors import ConfigError, DataError, UnsuitableModelError
+from harness.plugins.references import hook_file, load_hook
 from harness.scoring.aggregations import Aggregator, resolve_aggregation
 
 
@@ -115,11 +116,30 @@ class Task:
     def hook(self, name: str) -> Optional[Callable]:
         """The resolved hook `name`, or None when the config does not set it."""
         if name not in self._hooks:
+            field_name = "dataset.loader" if name == "loader" else f"hooks.{name}"
             ref = getattr(self.config.hooks, name, None) if name != "loader" else self.config.dataset.loader
-            self._hooks[name] = (
-                load_hook(ref, self.base_dir, f"task '{self.name}' hook '{name}'") if ref else None
-            )
+            self._hooks[name] = load_hook(ref, self.base_dir, self._field(field_name)) if ref else None
         return self._hooks[name]
+
+    def _field(self, field_name: str) -> str:
+        return f"task '{self.name}' ({getattr(self, 'config_path', self.base_dir)}) field '{field_name}'"
+
+    def references(self) -> list[tuple[str, str]]:
+        """(field, reference) for every hook reference of the config: its hooks, loader, process_docs, file
+        aggregations, calibration, and lm-eval `!function` references."""
+        cfg = self.config
+        refs = [("dataset.loader", cfg.dataset.loader), ("dataset.process_docs", cfg.dataset.process_docs)]
+        refs += [(f"hooks.{k}", v) for k, v in cfg.hooks.model_dump().items()]
+        refs += [(f"metrics[{i}].aggregation", m.aggregation) for i, m in enumerate(cfg.metrics) if ":" in m.aggregation]
+        refs.append(("metadata.calibration", cfg.metadata.get("calibration")))
+        if cfg.lmms is not None:
+            refs += list(_function_references(cfg.lmms.model_dump(), "lmms"))
+        return [(f, r) for f, r in refs if isinstance(r, str) and r]
+
+    def check_references(self) -> None:
+        """ConfigError (exit 2, before any data or model is loaded) for a hook file outside the task folder."""
+        for field_name, ref in self.references():
+            hook_file(ref, self.base_dir, self._field(field_name))
 
     # -- data --------------------------------------------------------------------------------------
     def resolve_root(self, data_dir: Optional[Path]) -> Optional[Path]:
@@ -270,13 +290,38 @@ class Task:
         return values or None
 
     def prior_table(self, data_dir: Optional[Path]) -> dict[str, str]:
-        """Most frequent target per prior key in the TRAINING split (never the evaluated one)."""
+        """Most frequent target per prior key in the TRAINING split (never the evaluated one).
+
+        UnsuitableModelError (exit 2) when there is no training row to learn from: the task configures no
+        train split (a test-only benchmark), or its train split is missing or empty in the data."""
         train = self.config.dataset.train_split
+        instead = "use --model random for the chance level"
         if not train:
-            raise DataError(
-                f"task '{self.name}': no train split configured, so the 'prior' baseline cannot run"
+            raise UnsuitableModelError(
+                f"task '{self.name}' has no training split (dataset.train_split is not set: the benchmark is "
+                f"test-only), so the 'prior' baseline has nothing to learn from; {instead}",
+                self.name,
             )
-        docs = self.load_docs(data_dir, split=train)
+        saved = (self.data_root, list(self.dropped))  # the evaluated split's accounting stays as it was
+        try:
+            docs = self.load_docs(data_dir, split=train)
+        except (DataError, OSError) as exc:
+            raise UnsuitableModelError(
+                f"the 'prior' baseline needs the training split '{train}' of task '{self.name}', which did "
+                f"not load ({exc}); {instead}",
+                self.name,
+            ) from exc
+        finally:
+            self.data_root, self.dropped = saved
+        if not docs:
+            root = self.resolve_root(data_dir)
+            where = f" under {root}" if root else ""
+            raise UnsuitableModelError(
+                f"task '{self.name}': its training split '{train}'{where} has no rows, so the 'prior' baseline "
+                f"would answer every sample with an empty string; add a '{train}' split to the dataset (the "
+                f"benchmark's builder makes one: `python -m harness build --help`), or {instead}",
+                self.name,
+            )
         key = self.config.prior_key
         counts: dict[str, Counter] = {}
         for d in docs:
@@ -318,6 +363,19 @@ def _render_row(base_dir: Path, template: Optional[str], text: Optional[str], do
         if isinstance(exc.__cause__, UndefinedError):
             raise RowFieldError(f"{what} doc '{doc.get('doc_id')}': {exc.__cause__}") from None
         raise
+
+
+def _function_references(value: Any, where: str):
+    """(field path, reference) of every lm-eval `{"!function": ref}` inside a config section."""
+    if isinstance(value, dict):
+        if set(value) == {FUNCTION_TAG}:
+            yield where, value[FUNCTION_TAG]
+            return
+        for key, item in value.items():
+            yield from _function_references(item, f"{where}.{key}")
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from _function_references(item, f"{where}[{i}]")
 
 
 def _short(value: Any, limit: int = 60) -> str:

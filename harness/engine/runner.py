@@ -22,11 +22,10 @@ from harness.engine import distributed
 from harness.engine.evaluator import Evaluator, Instance, score_record
 from harness.engine.fitting import per_clip_budget
 from harness.engine.judging import JudgeClient
+from harness.engine.model_loading import judge_entry, load_judge, load_model
 from harness.errors import ConfigError, UnknownNameError
-from harness.plugins.extras import missing_dependency
 from harness.plugins.loading import PluginState, load_plugins
-from harness.plugins.references import load_hook
-from harness.plugins.registry import Entry
+from harness.plugins.references import hook_file, load_hook
 from harness.results.lm_eval_keys import add_lm_eval_keys, stderrs_of
 from harness.results.writer import (
     atomic_write_text,
@@ -63,6 +62,7 @@ def build_task(state: PluginState, name: str) -> Task:
     cls = LmmsTask if cfg.lmms is not None else Task
     task = cls(cfg, Path(entry.extra["path"]).parent, entry.plugin, entry.plugin_version)
     task.config_path = Path(entry.extra["path"])
+    task.check_references()
     task.resolve_aggregations(state.registry)
     return task
 
@@ -79,6 +79,8 @@ def expand_tasks(state: PluginState, names: list[str]) -> tuple[list[str], dict[
         if entry.extra.get("group"):
             cfg = parse_task_config(entry.extra["config"], entry.extra["path"])
             cfg.metadata["_base_dir"] = str(Path(entry.extra["path"]).parent)
+            if cfg.hooks.aggregate:  # checked now: the hook runs only after every model call
+                hook_file(cfg.hooks.aggregate, Path(cfg.metadata["_base_dir"]), _group_field(name, "hooks.aggregate"))
             groups[name] = cfg
             for member in cfg.task:
                 visit(member, trail + (name,))
@@ -176,42 +178,33 @@ def _expand_reporting_broken(
     return out
 
 
-def load_model(state: PluginState, name: str, args: dict[str, Any]) -> Model:
-    """Instantiate a registered model with its --model_args."""
-    try:
-        factory = state.registry.get("model", name).load()
-        return factory(**args)
-    except ModuleNotFoundError as exc:  # e.g. torch without the hf extra: say which extra to install
-        raise missing_dependency(f"model '{name}'", exc) from exc
-    except TypeError as exc:
-        raise ConfigError(f"model '{name}': bad --model_args {args}: {exc}") from exc
-
-
-def judge_entry(state: PluginState, name: str) -> Entry:
-    """The `--judge` entry: a registered judge (`register_judges`) first, else any registered model."""
-    if state.registry.has("judge", name):
-        return state.registry.get("judge", name)
-    if state.registry.has("model", name):
-        return state.registry.get("model", name)
-    known = set(state.registry.names("judge")) | set(state.registry.names("model"))
-    raise UnknownNameError("judge", name, known)
-
-
-def load_judge(state: PluginState, name: str, args: dict[str, Any]) -> Model:
-    """The `--judge` model (see `judge_entry`), instantiated with --judge_args."""
-    factory = judge_entry(state, name).load()
-    try:
-        return factory(**args)
-    except TypeError as exc:
-        raise ConfigError(f"judge '{name}': bad --judge_args {args}: {exc}") from exc
-
-
-def _apply_limit(docs: list[dict], limit) -> list[dict]:
+def _apply_limit(task: Task, docs: list[dict], limit) -> list[dict]:
+    """The first `limit` docs (a fraction of them when limit < 1); ConfigError when that selects none."""
     if limit is None:
         return docs
     if isinstance(limit, float) and limit < 1:
-        return docs[: int(len(docs) * limit)]
-    return docs[: int(limit)]
+        chosen = docs[: int(len(docs) * limit)]
+    else:
+        chosen = docs[: int(limit)]
+    if not chosen:
+        raise ConfigError(
+            f"task '{task.name}': --limit {limit} selects 0 of its {len(docs)} rows; give a count of at least 1 "
+            f"or a fraction of at least 1/{len(docs)}, or leave --limit out to run every row"
+        )
+    return chosen
+
+
+def _prepared_instances(
+    model: Model, task_docs: list[tuple[Task, list[dict]]], data: Optional[Path]
+) -> list[Instance]:
+    """Every (task, doc) as an Instance, after telling the model about each task (`prepare_task`: where a
+    baseline reads the answer space or the training-split prior, and refuses a task it cannot work on)."""
+    instances: list[Instance] = []
+    for task, docs in task_docs:
+        info = TaskInfo(task.name, task.answer_space(docs), prior=lambda t=task: t.prior_table(data))
+        model.prepare_task(info)
+        instances.extend(Instance(len(instances), task, d) for d in docs)
+    return instances
 
 
 def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
@@ -233,23 +226,19 @@ def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
         report_dropped(task.name, task.dropped)
         check_loaded(task, all_docs, cfg.split)
         check_metric_names(task, all_docs)
-        task_docs.append((task, _apply_limit(all_docs, cfg.limit)))
-    model = load_model(state, cfg.model, cfg.model_args)
+        task_docs.append((task, _apply_limit(task, all_docs, cfg.limit)))
+    model = load_model(state, cfg.model, cfg.model_args, tasks)
     model_name = getattr(model, "display_name", None) or cfg.model
     judge = None
-    evaluator = Evaluator(cfg, model, tasks)
-    if cfg.judge:
-        judge_model = load_judge(state, cfg.judge, cfg.judge_args)
-        judge = JudgeClient(cfg.judge, judge_model, evaluator.responses)
-        evaluator.judge = judge
-    instances: list[Instance] = []
-    for task, docs in task_docs:
-        info = TaskInfo(task.name, task.answer_space(docs), prior=lambda t=task: t.prior_table(cfg.data))
-        model.prepare_task(info)
-        instances.extend(Instance(len(instances), task, d) for d in docs)
     rank, world = distributed.world()
-    mine = instances[rank::world]
     try:
+        instances = _prepared_instances(model, task_docs, cfg.data)  # a refusal comes before the judge loads
+        evaluator = Evaluator(cfg, model, tasks)
+        if cfg.judge:
+            judge_model = load_judge(state, cfg.judge, cfg.judge_args)
+            judge = JudgeClient(cfg.judge, judge_model, evaluator.responses)
+            evaluator.judge = judge
+        mine = instances[rank::world]
         evaluator.run_instances(mine)
         records = [(inst.index, evaluator.record(inst)) for inst in mine]
     finally:
@@ -345,13 +334,17 @@ def _group_results(name: str, cfg: GroupConfig, groups: dict[str, GroupConfig], 
     out = aggregate_group(name, _leaf_members(name, groups), task_results, cfg.aggregate)
     if cfg.hooks.aggregate:
         base = Path(cfg.metadata.get("_base_dir", "."))
-        hook = load_hook(cfg.hooks.aggregate, base, f"group '{name}' hook 'aggregate'")
+        hook = load_hook(cfg.hooks.aggregate, base, _group_field(name, "hooks.aggregate"))
         try:
             out["tables"] = hook({t: task_results[t] for t in out["tasks"]})
         except Exception as exc:  # a plugin bug: the results file is still written, the run is incomplete
             out["tables_error"] = f"aggregate hook raised {type(exc).__name__}: {exc}"
             log.warning("group '%s': %s", name, out["tables_error"])
     return out
+
+
+def _group_field(group: str, field_name: str) -> str:
+    return f"group '{group}' field '{field_name}'"
 
 
 def _leaf_members(group: str, groups: dict[str, GroupConfig]) -> list[str]:

@@ -14,7 +14,7 @@ import os
 from collections import OrderedDict
 from typing import Any, ClassVar, Optional
 
-from harness.api import Capabilities, Model, Request, Response
+from harness.api import Capabilities, Model, ModelArgsError, Request, Response
 from models.args import as_bool, as_int, as_str
 from models.hf import budget as budgets
 from models.hf import recipes
@@ -67,24 +67,20 @@ class HFModel(Model):
     multi_video: ClassVar[bool] = True
     expected_model_types: ClassVar[tuple[str, ...]] = ()
     default_recipe: ClassVar[str] = "none"
+    accepted_args: ClassVar[Optional[tuple[str, ...]]] = _ARGS
 
     def __init__(self, **model_args: Any) -> None:
         super().__init__(**model_args)
-        unknown = sorted(set(model_args) - set(_ARGS))
-        if unknown:
-            raise ValueError(
-                f"model '{self.name}': unknown model_args {', '.join(unknown)}; accepted: {', '.join(_ARGS)}"
-            )
         self.pretrained = as_str(model_args.get("pretrained")) or self.default_pretrained
         if not self.pretrained:
-            raise ValueError(
+            raise ModelArgsError(
                 f"model '{self.name}' needs pretrained=PATH_OR_HUB_ID in --model_args (a transformers checkpoint "
                 "with a processor and chat template)"
             )
         self.revision = as_str(model_args.get("revision"))
         self.dtype = (as_str(model_args.get("dtype")) or self.default_dtype).lower()
         if self.dtype not in DTYPES:
-            raise ValueError(f"model '{self.name}': dtype={self.dtype!r} is not one of {', '.join(DTYPES)}")
+            raise ModelArgsError(f"model '{self.name}': dtype={self.dtype!r} is not one of {', '.join(DTYPES)}")
         self.device_map = as_str(model_args.get("device_map")) or "auto"
         self.attn_implementation = as_str(model_args.get("attn_implementation"))
         self.max_frames = as_int(
