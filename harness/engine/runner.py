@@ -121,7 +121,7 @@ def check_loaded(task: Task, docs: list[dict], split: Optional[str]) -> None:
         else ""
     )
     raise ConfigError(
-        f"task '{task.name}' ({getattr(task, 'config_path', task.base_dir)}): split '{split}'{where} loaded 0 rows"
+        f"{task.where()}: split '{split}'{where} loaded 0 rows"
         f"{why}; check --data, --split and the task's dataset options"
     )
 
@@ -143,7 +143,7 @@ def check_metric_names(task: Task, docs: list[dict]) -> None:
 
 def _metric_message(task: Task, missing: list[str], keys: set[str]) -> str:
     return (
-        f"task '{task.name}' ({getattr(task, 'config_path', task.base_dir)}): metric(s) "
+        f"{task.where()}: metric(s) "
         f"{', '.join(repr(m) for m in missing)} declared under `metrics:` but the score hook returns "
         f"{', '.join(sorted(keys)) or 'no keys'}; rename the metric to one of those keys"
     )
@@ -228,7 +228,7 @@ def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
         check_metric_names(task, all_docs)
         task_docs.append((task, _apply_limit(task, all_docs, cfg.limit)))
     model = load_model(state, cfg.model, cfg.model_args, tasks)
-    model_name = getattr(model, "display_name", None) or cfg.model
+    model_name = model.display_name or cfg.model
     judge = None
     rank, world = distributed.world()
     try:
