@@ -388,7 +388,7 @@ def rescore(
             candidate = path.parent / f"results_{m.group(1)}.json"
             if candidate.exists():
                 original = json.loads(candidate.read_text(encoding="utf-8"))
-        for rec in read_samples(path):
+        for rec in read_samples(path, required=("task", "doc", "target")):
             per_task.setdefault(rec["task"], []).append(rec)
     tasks = [build_task(state, name) for name in per_task]
     for t in tasks:
