@@ -93,9 +93,11 @@ def test_worked_example_runs_and_matches_lmms_eval_semantics(ported):
     assert res["metrics"]["accuracy"]["value"] == pytest.approx(accuracy, abs=1e-9)
     assert res["metrics"]["family_balanced"]["value"] == pytest.approx(balanced, abs=1e-9)
     assert res["headline"] == "accuracy" and res["version"] == 0.0
-    for name in ("accuracy", "family_balanced"):
-        lo, hi = res["metrics"][name]["ci"]
-        assert lo is not None and lo <= res["metrics"][name]["value"] <= hi
+    lo, hi = res["metrics"]["accuracy"]["ci"]
+    assert lo is not None and lo <= res["metrics"]["accuracy"]["value"] <= hi
+    # the task's own aggregation runs once, on all rows (as lmms-eval): no resampled CI, and the reason
+    assert res["metrics"]["family_balanced"]["ci"] == [None, None]
+    assert "runs once" in res["metrics"]["family_balanced"]["ci_note"]
     # the prompt is lmms-eval's doc_to_text with the `default` kwargs; the video is doc_to_visual's path
     first = recs[0]
     assert first["prompt"].endswith(f"{first['doc']['question']} Answer with one word.")
@@ -245,7 +247,7 @@ def test_cluster_key_from_process_results(tmp_path, colors_root, with_plugin):
     (folder / "u.py").write_text(
         "def pr(doc, results):\n"
         "    ok = float(results[0].split()[-1].rstrip('.') == doc['answer'])\n"
-        "    return {'acc': {'clip': doc['video'], 'ok': ok}}\n\n"
+        "    return {'acc': ok, 'detail': {'clip': doc['video'], 'ok': ok}}\n\n"
         "def mean_ok(items):\n"
         "    return sum(i['ok'] for i in items) / len(items)\n"
     )
@@ -254,13 +256,15 @@ def test_cluster_key_from_process_results(tmp_path, colors_root, with_plugin):
         f"dataset_kwargs: {{data_files: {{test: {data / 'test.jsonl'}}}}}\n"
         "test_split: test\ndoc_to_visual: video\ndoc_to_text: question\ndoc_to_target: answer\n"
         "process_results: !function u.pr\ncluster_key: clip\n"
-        "metric_list: [{metric: acc, aggregation: !function u.mean_ok}]\n"
+        "metric_list: [{metric: acc, aggregation: mean}, {metric: detail, aggregation: !function u.mean_ok}]\n"
     )
     out = _run_counting(tmp_path, folder, "clustered", data)
     recs = read_samples(out.samples_paths["clustered"])
     assert all(r["doc"]["clip"] == r["doc"]["video"] for r in recs)
-    m = out.results["results"]["clustered"]["metrics"]["acc"]
+    metrics = out.results["results"]["clustered"]["metrics"]
+    m = metrics["acc"]
     assert m["ci"][0] is not None and m["ci"][0] <= m["value"] <= m["ci"][1]
+    assert metrics["detail"]["value"] == m["value"] and metrics["detail"]["ci"] == [None, None]
 
 
 def test_native_build_request_hook_may_return_absolute_paths(tmp_path):

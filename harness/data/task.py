@@ -95,6 +95,20 @@ class Task:
         self._checked_dirs: set[str] = set()  # dataset folders found not to be symlinks since load_docs
         #: metric name -> its resolved aggregation (see harness.scoring.aggregations); filled on first use
         self.aggregators: dict[str, Aggregator] = {}
+        #: the names the run's model goes by, most specific first (see `bind_run`)
+        self.model_names: tuple[str, ...] = ()
+        #: where the task's own functions may write files (lmms-eval's `args.output_path`)
+        self.output_dir: Optional[Path] = None
+
+    def bind_run(self, model_names: tuple[str, ...], output_dir: Optional[Path]) -> None:
+        """What a task learns of its run before requests are built: the model's names (per-model prompt and
+        generation settings are chosen by them) and the folder its functions may write to."""
+        self.model_names = tuple(model_names)
+        self.output_dir = output_dir
+
+    def generation_kwargs(self) -> dict[str, Any]:
+        """The generation kwargs of this task's requests (before `--gen_kwargs`)."""
+        return dict(self.config.generation)
 
     def resolve_aggregations(self, registry: Any = None) -> None:
         """Resolve every metric's aggregation now (registered aggregations and metrics need `registry`)."""
