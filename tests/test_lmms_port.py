@@ -11,6 +11,7 @@ import importlib.util
 import json
 import os
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -172,23 +173,28 @@ def test_unsupported_lmms_keys_are_config_errors_naming_the_field(tmp_path, colo
 
 
 def test_dataset_rows_keep_the_root_rule(tmp_path, colors_root, with_plugin, monkeypatch):
-    """doc_to_visual as a field name reads paths from rows: absolute ones are refused (counted errors)."""
-    data = colors_root / "colors"
-    rows = [json.loads(x) for x in (data / "test.jsonl").read_text().splitlines() if x.strip()][:4]
+    """doc_to_visual as a field name reads paths from rows: absolute ones are refused (counted errors). The
+    rows come from --data, which replaces the URL the YAML's data_files name."""
+    source = colors_root / "colors"
+    rows = [json.loads(x) for x in (source / "test.jsonl").read_text().splitlines() if x.strip()][:4]
+    data = tmp_path / "rows"
+    for r in rows:
+        (data / r["video"]).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(source / r["video"], data / r["video"])
     rows[0]["video"] = str(data / rows[0]["video"])  # absolute: refused
-    (tmp_path / "rows.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    (data / "rows.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     folder = tmp_path / "t"
     folder.mkdir()
     (folder / "t.yaml").write_text(
         "task: rows_lmms\ndataset_path: json\n"
-        f"dataset_kwargs: {{data_files: {{test: {tmp_path / 'rows.jsonl'}}}}}\n"
+        "dataset_kwargs: {data_files: {test: https://example.invalid/rows.jsonl}}\n"
         "test_split: test\ndoc_to_visual: video\ndoc_to_text: question\ndoc_to_target: answer\n"
         "metric_list: [{metric: exact_match}]\n"
     )
     cfg = RunConfig(
         tasks=["rows_lmms"],
         model="oracle",
-        data=data,
+        data=data,  # replaces the URL: the folder holds a file of the same name
         cache_dir=tmp_path / "c",
         include_path=[str(folder)],
         progress=False,

@@ -194,8 +194,14 @@ class Task:
         return out
 
     def _read_root(self, root: Path, split: str) -> list[dict]:
-        """A local dataset folder: `{split}.jsonl` / `.json`, or anything `datasets` reads (parquet, saved)."""
+        """A local dataset folder or file: `{split}.jsonl` / `.json`, or anything `datasets` reads (parquet,
+        csv, saved). A task in lmms-eval's format always reads through `datasets`, so its docs (and what its
+        `process_docs` receives) are the rows lmms-eval gets."""
         ds = self.config.dataset
+        if self.config.lmms is not None:
+            return self._load_datasets(root, split)
+        if root.is_file() and root.suffix.lower() in (".jsonl", ".json"):
+            return _read_local_split(root.parent, root.stem, self.name, [root.name])
         native = root.is_dir() and any(
             (root / f"{p}{split}.{x}").exists() for p in ("", "data/") for x in ("jsonl", "json")
         )
@@ -357,8 +363,9 @@ def read_jsonl_rows(path: Path, what: str) -> list:
     return rows
 
 
-def _read_local_split(root: Path, split: str, task: str) -> list[dict]:
-    for name in (f"{split}.jsonl", f"{split}.json", f"data/{split}.jsonl", f"data/{split}.json"):
+def _read_local_split(root: Path, split: str, task: str, names: Optional[list[str]] = None) -> list[dict]:
+    names = names or [f"{split}.jsonl", f"{split}.json", f"data/{split}.jsonl", f"data/{split}.json"]
+    for name in names:
         p = root / name
         if p.exists():
             if p.suffix == ".jsonl":
