@@ -2,7 +2,7 @@
 
 A fixture (`tests/lmms_fixtures/<name>.json`, data written for these tests) holds a few rows in a task's schema
 and one fixed reply per row: `{"folder": <folder under lmms_eval/tasks>, "tasks": [names], "rows": [...],
-"replies": [...]}`. For each task the folder is copied unchanged from the installed lmms-eval; the videos its
+"replies": [...], "media": [paths under $HF_HOME, optional]}`. For each task the folder is copied unchanged from the installed lmms-eval; the videos its
 `doc_to_visual` asks for (under `$HF_HOME`, as lmms-eval lays them out) are made tiny; then
 
 - lmms-eval builds the task (`TaskManager`, its YAML as it is; only the hub download is replaced by the
@@ -119,10 +119,11 @@ def build_lmms_task(folder: Path, task: str, rows_file: Path):
         ConfigurableTask.download = original
 
 
-def make_media(task_obj, video: Path) -> int:
+def make_media(task_obj, video: Path, listed: list[str] = (), hf_home: Path = None) -> int:
     """Create every file the task's doc_to_visual names (a copy of `video`, or a tiny image); returns how
-    many. Functions that stop on a missing file (sys.exit, an error naming the path) are asked again."""
-    made = 0
+    many. Functions that stop on a missing file (sys.exit, an error naming the path) are asked again; files
+    a function neither returns nor names when missing are listed in the fixture (`media`, under $HF_HOME)."""
+    made = sum(_create(Path(hf_home) / rel, video) for rel in listed)
     for doc in task_obj.eval_docs:
         for _ in range(4):
             try:

@@ -19,11 +19,6 @@ pytest.importorskip(
     "lmms extra beside the main environment and runs this file there)",
 )
 
-from harness.config.run import RunConfig  # noqa: E402
-from harness.engine.runner import run  # noqa: E402
-from harness.frames.synthetic import write_marker_video  # noqa: E402
-from harness.plugins.loading import load_plugins  # noqa: E402
-from harness.results.writer import read_samples  # noqa: E402
 from lmms_eval_compare import (  # noqa: E402
     build_lmms_task,
     copy_folder,
@@ -35,6 +30,12 @@ from lmms_eval_compare import (  # noqa: E402
     task_cases,
     write_rows,
 )
+
+from harness.config.run import RunConfig  # noqa: E402
+from harness.engine.runner import run  # noqa: E402
+from harness.frames.synthetic import write_marker_video  # noqa: E402
+from harness.plugins.loading import load_plugins  # noqa: E402
+from harness.results.writer import read_samples  # noqa: E402
 
 FIXTURES = {fx["name"]: fx for fx in fixtures()}
 
@@ -51,7 +52,7 @@ def test_task_gives_lmms_evals_numbers_on_identical_replies(fixture, task, tmp_p
     folder = copy_folder(fx["folder"], tmp_path / "tasks")
     rows = write_rows(fx["rows"], tmp_path / "rows.jsonl")
     theirs_task = build_lmms_task(folder, task, rows)
-    assert make_media(theirs_task, tiny_video) > 0
+    assert make_media(theirs_task, tiny_video, fx.get("media", []), tmp_path / "hf") > 0
     replies = tmp_path / "replies.json"
     replies.write_text(json.dumps({task: fx["replies"]}))
     cfg = RunConfig(
