@@ -13,7 +13,7 @@ DEMO_OUT ?= demo_out
 PEERS := $(VENV)/peers
 AV_OLDEST ?= 12.0.0
 DECODER_TESTS := tests/test_frames_decode.py tests/test_frames_writer.py tests/test_frames_cache.py tests/test_frames_sampler.py
-LMMS_TESTS := tests/test_lmms_eval_tasks.py tests/test_lmms_port.py
+LMMS_TESTS := tests/test_lmms_eval_tasks.py tests/test_lmms_port.py tests/test_lmms_conventions.py
 PEER_PYTEST := $(PY) -m pytest -q -p no:cacheprovider
 
 .PHONY: setup-core setup setup-peers demo test test-peers lint bench clean
