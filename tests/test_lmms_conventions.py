@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import random
+import re
 import textwrap
 from pathlib import Path
 
@@ -296,3 +297,18 @@ def test_task_whose_hooks_import_a_missing_module_is_refused_up_front(tmp_path, 
     if module == "lmms_eval":
         assert "'lmms' extra" in str(err.value) and ".[lmms]" in str(err.value)
     assert "an_optional_speedup" not in str(err.value)  # guarded by try/except ImportError: not required
+
+
+def test_the_verified_list_in_the_docs_is_the_list_the_tests_check():
+    """docs/plugins.md names exactly the tasks tests/test_lmms_eval_tasks.py compares with lmms-eval."""
+    from lmms_eval_compare import task_cases
+
+    text = (Path(__file__).parents[1] / "docs" / "plugins.md").read_text(encoding="utf-8")
+    section = text[text.index("### Verified lmms-eval tasks") : text.index("**Not verified, and why.**")]
+    listed = set()
+    for line in section.splitlines():
+        if line.startswith("| `"):
+            listed |= set(re.findall(r"`([\w@.-]+)`", line.split(" | ")[0]))
+    checked = {task for _, task in task_cases()}
+    assert listed == checked and len(checked) >= 30
+    assert f"These {len(checked)} lmms-eval video tasks" in section
