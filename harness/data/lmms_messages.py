@@ -82,17 +82,18 @@ def video_clip(visual: dict) -> tuple[str, Optional[tuple[float, float]]]:
     return path, (float(start or 0.0), float(end) if end is not None else float("inf"))
 
 
-def content_items(message: dict, what: str) -> list[tuple[str, Any]]:
-    """(type, value) of each content item of one lmms-eval message (a plain string is one text item)."""
-    content = message.get("content")
-    if isinstance(content, str):
-        return [("text", content)]
-    if not isinstance(content, list):
-        raise DataError(f"{what}: doc_to_messages gave content {content!r}; expected a list of items")
+def turns(raw: Any, what: str) -> list[tuple[str, list[tuple[str, Any]]]]:
+    """(role, [(type, value), ...]) of each message doc_to_messages returned (a plain string content is one
+    text item); DataError naming `what` for anything else."""
+    if not isinstance(raw, list):
+        raise DataError(f"{what}: doc_to_messages returned {type(raw).__name__}; expected a list of messages")
     out = []
-    for item in content:
-        if not isinstance(item, dict) or "type" not in item:
-            raise DataError(f"{what}: doc_to_messages gave a content item {item!r} without a 'type'")
-        kind = item["type"]
-        out.append((kind, item.get("text") if kind == "text" else item.get("url", item.get(kind))))
+    for message in raw:
+        content = message.get("content") if isinstance(message, dict) and "role" in message else None
+        if isinstance(content, str):
+            content = [{"type": "text", "text": content}]
+        if not isinstance(content, list) or not all(isinstance(c, dict) and "type" in c for c in content):
+            raise DataError(f"{what}: doc_to_messages gave {message!r}; expected {{'role', 'content': [items]}}")
+        items = [(c["type"], c.get("text") if c["type"] == "text" else c.get("url", c.get(c["type"]))) for c in content]
+        out.append((str(message["role"]), items))
     return out

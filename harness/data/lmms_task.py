@@ -146,20 +146,11 @@ class LmmsTask(Task):
         if fn is None:
             parts = [self._part(v, doc) for v in self.visuals(doc)]
             return [Message("user", [*parts, TextPart(self.render_prompt(doc))])]
-        what = f"task '{self.name}' doc '{doc['doc_id']}'"
         raw = lm.call_with_kwargs(fn, doc, self.specific_kwargs())
-        if not isinstance(raw, list):
-            raise DataError(f"{what}: doc_to_messages returned {type(raw).__name__}; expected a list of messages")
-        messages = []
-        for m in raw:
-            if not isinstance(m, dict) or "role" not in m:
-                raise DataError(f"{what}: doc_to_messages gave a message {m!r} without a 'role'")
-            parts = [
-                TextPart(str(v)) if kind == "text" else self._part(v, doc, kind)
-                for kind, v in lm.content_items(m, what)
-            ]
-            messages.append(Message(str(m["role"]), parts))
-        return messages
+        return [
+            Message(role, [TextPart(str(v)) if kind == "text" else self._part(v, doc, kind) for kind, v in items])
+            for role, items in lm.turns(raw, f"task '{self.name}' doc '{doc['doc_id']}'")
+        ]
 
     def _part(self, visual: Any, doc: dict, kind: Optional[str] = None) -> Any:
         """One visual (a path, a PIL image or lmms-eval's video dict) as a message part."""

@@ -149,18 +149,6 @@ def resolve_aggregation(
     raise ConfigError(f"{what}: {err}" if what else str(err)) from None
 
 
-def aggregate_items(
-    agg: Aggregator,
-    items: list,
-    clusters: Sequence[Any],
-    seed: int = 0,
-    n_resamples: Optional[int] = None,
-    default_resamples: int = 1000,
-) -> tuple[float, float, float]:
-    """(value, ci_low, ci_high): `aggregate_with_note` without the note."""
-    return aggregate_with_note(agg, items, clusters, seed, n_resamples, default_resamples)[:3]
-
-
 def aggregate_with_note(
     agg: Aggregator,
     items: list,
