@@ -27,6 +27,12 @@ from builders.tempcloze.virtual import item_document, source_reference, write_it
 from harness.api import FrameSpec, Model, Segment, VideoRef, media_identity
 
 FILTER_STAGES = ("readable", "duration", "sharpness", "suitability", "motion")
+# The flag that sets the threshold behind a skip reason (named when nothing passed).
+THRESHOLD_FLAGS = {"blurry": "--min-sharpness", "no_motion": "--min-motion", "too_short": "--min-duration"}
+SYNTHETIC_HINT = (
+    "the paper's thresholds are for natural footage: soft, slow synthetic renders such as the CycliST "
+    "build's videos pass with --min-sharpness 0 --min-motion 0"
+)
 
 
 class NoUsableVideos(ValueError):
@@ -41,9 +47,15 @@ class NoUsableVideos(ValueError):
                 "recursively); point --videos at a folder of videos"
             )
         else:
+            flags = [
+                f"{reason}: {THRESHOLD_FLAGS[reason]}"
+                for reason in sorted(counts)
+                if reason in THRESHOLD_FLAGS
+            ]
             msg = (
                 f"no usable video in {folder} ({detail}); {manifest} gives each file's reason: "
                 "replace those videos or lower the thresholds that rejected them"
+                + (f" ({', '.join(flags)}; {SYNTHETIC_HINT})" if flags else "")
             )
         super().__init__(msg)
         self.counts = counts
