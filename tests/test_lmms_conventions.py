@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from lmms_eval_compare import replay_plugin
 
+from conftest import harness_env, run_harness
 from harness.config.run import RunConfig
 from harness.config.schema import parse_task_config
 from harness.contract.messages import VideoPart
@@ -297,6 +298,9 @@ def test_task_whose_hooks_import_a_missing_module_is_refused_up_front(tmp_path, 
     if module == "lmms_eval":
         assert "'lmms' extra" in str(err.value) and ".[lmms]" in str(err.value)
     assert "an_optional_speedup" not in str(err.value)  # guarded by try/except ImportError: not required
+    if module == "lmms_eval":  # the CLI: exit 3 and the message, no traceback
+        proc = run_harness(["--include_path", str(folder), "--tasks", "lazy", "--model", "oracle"], harness_env())
+        assert proc.returncode == 3 and "'lmms' extra" in proc.stderr and "Traceback" not in proc.stderr
 
 
 def test_the_verified_list_in_the_docs_is_the_list_the_tests_check():
