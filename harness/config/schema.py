@@ -83,8 +83,14 @@ class LmmsConfig(_Strict):
     doc_to_visual: Optional[Union[str, dict[str, str]]] = None
     doc_to_text: Optional[Union[str, int, dict[str, str]]] = None
     doc_to_target: Optional[Union[str, int, list, dict[str, str]]] = None
+    doc_to_messages: Optional[dict[str, str]] = None
+    doc_to_choice: Optional[Union[str, list, dict[str, Any]]] = None
     process_results: Optional[dict[str, str]] = None
+    #: lmms_eval_specific_kwargs as written: per model family, `default` for the others
     specific_kwargs: Optional[dict[str, Any]] = None
+    #: model_specific_generation_kwargs / model_specific_target_kwargs as written (per model family)
+    generation_kwargs_by_model: Optional[dict[str, Any]] = None
+    target_kwargs_by_model: Optional[dict[str, Any]] = None
     output_type: str = "generate_until"
     score_key: Optional[str] = None
     description: Optional[str] = None
@@ -94,7 +100,7 @@ class TaskConfig(_Strict):
     """One task: data, prompt, frames, generation, hooks, metrics and breakdowns."""
 
     task: str
-    version: Union[int, str]
+    version: Union[int, float, str]
     description: str = ""
     groups: list[str] = Field(default_factory=list)
     variant_of: Optional[str] = None
@@ -141,7 +147,7 @@ class GroupConfig(_Strict):
 
     group: str
     task: list[str]
-    version: Union[int, str] = 1
+    version: Union[int, float, str] = 1
     description: str = ""
     aggregate: Literal["sample_weighted", "task_mean"] = "sample_weighted"
     hooks: GroupHooksConfig = Field(default_factory=GroupHooksConfig)

@@ -97,8 +97,46 @@ def _data_files(value: Any, base_dir: Path) -> Any:
     return value
 
 
+#: the packaged builder that reads a data file, by suffix (what `--data FILE` may be)
+BUILDER_BY_SUFFIX = {".json": "json", ".jsonl": "json", ".parquet": "parquet", ".csv": "csv", ".arrow": "arrow"}
+
+
+def _names(value: Any) -> list[str]:
+    """The file names in a data_files value (a path or URL, a list of them, or a dict of split -> those)."""
+    if isinstance(value, str):
+        return [value.rstrip("/").rsplit("/", 1)[-1]]
+    if isinstance(value, list):
+        return [n for v in value for n in _names(v)]
+    return []
+
+
+def local_data_files(root: Path, split: str, ds: Any) -> Optional[tuple[str, list[str]]]:
+    """(builder, files) of `split` in a `--data` path, which replaces every source the config names (hub id,
+    or a packaged builder's `data_files`, local or URL): a data file itself; else, in a folder, the files
+    named like the config's `data_files` for that split; else `{split}.jsonl|json|parquet|csv` (also under
+    `data/`). None when the folder holds none of them (a saved dataset or a hub snapshot: read as it is)."""
+    if root.is_file():
+        builder = BUILDER_BY_SUFFIX.get(root.suffix.lower())
+        return (builder, [str(root)]) if builder else None
+    wanted = ds.data_files.get(split) if isinstance(ds.data_files, dict) else ds.data_files
+    named = [root / n for n in _names(wanted)]
+    if named and all(p.is_file() for p in named):
+        builders = {BUILDER_BY_SUFFIX.get(p.suffix.lower(), ds.source) for p in named}
+        if len(builders) == 1 and None not in builders:
+            return builders.pop(), [str(p) for p in named]
+    for folder in (root, root / "data"):
+        for suffix in (".jsonl", ".json", ".parquet", ".csv"):
+            if (folder / f"{split}{suffix}").is_file():
+                return BUILDER_BY_SUFFIX[suffix], [str(folder / f"{split}{suffix}")]
+    return None
+
+
 def _open(ds: Any, split: str, base_dir: Path, root: Optional[Path]):
     datasets = _datasets()
+    files = local_data_files(root, split, ds) if root is not None else None
+    if files is not None:  # --data replaces the config's sources; its own kwargs (e.g. `field`) still apply
+        kwargs = {k: v for k, v in ds.kwargs.items() if k not in ("data_files", "revision")}
+        return datasets.load_dataset(files[0], data_files={split: files[1]}, split=split, **kwargs)
     if root is not None and root.is_file():
         return datasets.load_dataset(root.suffix[1:], data_files={split: str(root)}, split=split)
     if root is not None and (ds.from_disk or any((root / m).exists() for m in _SAVED)):

@@ -96,6 +96,20 @@ class Task:
         self._checked_dirs: set[str] = set()  # dataset folders found not to be symlinks since load_docs
         #: metric name -> its resolved aggregation (see harness.scoring.aggregations); filled on first use
         self.aggregators: dict[str, Aggregator] = {}
+        #: the names the run's model goes by, most specific first (see `bind_run`)
+        self.model_names: tuple[str, ...] = ()
+        #: where the task's own functions may write files (lmms-eval's `args.output_path`)
+        self.output_dir: Optional[Path] = None
+
+    def bind_run(self, model_names: tuple[str, ...], output_dir: Optional[Path]) -> None:
+        """What a task learns of its run before requests are built: the model's names (per-model prompt and
+        generation settings are chosen by them) and the folder its functions may write to."""
+        self.model_names = tuple(model_names)
+        self.output_dir = output_dir
+
+    def generation_kwargs(self) -> dict[str, Any]:
+        """The generation kwargs of this task's requests (before `--gen_kwargs`)."""
+        return dict(self.config.generation)
 
     def resolve_aggregations(self, registry: Any = None) -> None:
         """Resolve every metric's aggregation now (registered aggregations and metrics need `registry`)."""
@@ -200,8 +214,14 @@ class Task:
         return out
 
     def _read_root(self, root: Path, split: str) -> list[dict]:
-        """A local dataset folder: `{split}.jsonl` / `.json`, or anything `datasets` reads (parquet, saved)."""
+        """A local dataset folder or file: `{split}.jsonl` / `.json`, or anything `datasets` reads (parquet,
+        csv, saved). A task in lmms-eval's format always reads through `datasets`, so its docs (and what its
+        `process_docs` receives) are the rows lmms-eval gets."""
         ds = self.config.dataset
+        if self.config.lmms is not None:
+            return self._load_datasets(root, split)
+        if root.is_file() and root.suffix.lower() in (".jsonl", ".json"):
+            return _read_local_split(root.parent, root.stem, self.name, [root.name])
         native = root.is_dir() and any(
             (root / f"{p}{split}.{x}").exists() for p in ("", "data/") for x in ("jsonl", "json")
         )
@@ -401,8 +421,9 @@ def read_jsonl_rows(path: Path, what: str) -> list:
     return rows
 
 
-def _read_local_split(root: Path, split: str, task: str) -> list[dict]:
-    for name in (f"{split}.jsonl", f"{split}.json", f"data/{split}.jsonl", f"data/{split}.json"):
+def _read_local_split(root: Path, split: str, task: str, names: Optional[list[str]] = None) -> list[dict]:
+    names = names or [f"{split}.jsonl", f"{split}.json", f"data/{split}.jsonl", f"data/{split}.json"]
+    for name in names:
         p = root / name
         if p.exists():
             if p.suffix == ".jsonl":

@@ -80,6 +80,7 @@ class InternVideo25(Model):
     """`--model internvideo2_5_8b [--model_args pretrained=...,trust_remote_code=true,max_frames=...]`."""
 
     name: ClassVar[str] = "internvideo2_5_8b"
+    lmms_eval_model: ClassVar[str] = "internvideo2_5"
     version: ClassVar[str] = "1"
     default_pretrained: ClassVar[str] = "OpenGVLab/InternVideo2_5_Chat_8B"
     recipe: ClassVar[str] = "internvideo2_5_demo"
