@@ -57,6 +57,12 @@ class DataError(ConfigError):
     """A dataset is missing or malformed as a whole (not a single sample)."""
 
 
+class ModelLoadError(HarnessError):
+    """A model (or judge) could not be loaded: its checkpoint is missing, unreachable or unreadable."""
+
+    exit_code = EXIT_RUNTIME
+
+
 class StrictModeError(HarnessError):
     """A per-sample error under --strict."""
 

@@ -22,6 +22,7 @@ from typing import Any, Optional
 from harness.config.schema import MetricConfig, TaskConfig
 from harness.contract.messages import Message, Response, TextPart, VideoPart
 from harness.data import hf_datasets as hf_data
+from harness.data.fetch import FetchedRelease, fetch_release
 from harness.data.media import MediaPathError, VideoRef, resolve_media_path, safe_media_path  # noqa: F401 - re-exported
 from harness.data.templates import render
 from harness.errors import ConfigError, DataError
@@ -95,6 +96,12 @@ class Task:
         self._checked_dirs: set[str] = set()  # dataset folders found not to be symlinks since load_docs
         #: metric name -> its resolved aggregation (see harness.scoring.aggregations); filled on first use
         self.aggregators: dict[str, Aggregator] = {}
+        #: `--data_revision`: the hub revision of the task's release (or of its hub `datasets` source)
+        self.data_revision: Optional[str] = None
+        #: whether a download shows progress (`--no_progress` turns it off)
+        self.show_progress: bool = True
+        #: the hub release the docs came from when the run had no --data (recorded in the results)
+        self.release: Optional[FetchedRelease] = None
 
     def resolve_aggregations(self, registry: Any = None) -> None:
         """Resolve every metric's aggregation now (registered aggregations and metrics need `registry`)."""
@@ -139,6 +146,10 @@ class Task:
         """Every doc of the split, each with a string `doc_id`."""
         ds = self.config.dataset
         split = split or ds.split
+        if data_dir is None and ds.hub is not None and not ds.source:
+            data_dir = self._fetch_release(split)
+        elif data_dir is not None:
+            self.release = None
         root = self.resolve_root(data_dir)
         self.data_root = root
         self._checked_dirs.clear()  # folders are checked again in every run that loads the data
@@ -179,6 +190,16 @@ class Task:
             out.append(doc)
         return out
 
+    def _fetch_release(self, split: str) -> Path:
+        """The task's release from the hub into the HF cache (harness/data/fetch.py); its snapshot is the root."""
+        ds = self.config.dataset
+        revision = self.data_revision or (self.release.commit if self.release else None)
+        got = fetch_release(
+            ds.hub, self.name, split, ds.data_key, dict(ds.options), revision, self.show_progress
+        )
+        self.release = got if self.release is None else self.release.merged(got)
+        return got.path
+
     def _read_root(self, root: Path, split: str) -> list[dict]:
         """A local dataset folder: `{split}.jsonl` / `.json`, or anything `datasets` reads (parquet, saved)."""
         ds = self.config.dataset
@@ -194,6 +215,8 @@ class Task:
         """Rows through HF `datasets` (harness/data/hf_datasets.py); their media may live in the media cache."""
         self.media_roots = hf_data.media_roots(self.cache_dir)
         ds, media = self.config.dataset, self.config.media_field
+        if self.data_revision and root is None and hf_data.is_hub_source(ds, self.base_dir):
+            ds = ds.model_copy(update={"revision": self.data_revision})
         return hf_data.load_rows(ds, split, self.name, self.base_dir, root, media, self.cache_dir)
 
     # -- requests ----------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from harness.engine import distributed
 from harness.engine.evaluator import Evaluator, Instance, score_record
 from harness.engine.fitting import per_clip_budget
 from harness.engine.judging import JudgeClient
-from harness.errors import ConfigError, UnknownNameError
+from harness.errors import ConfigError, ModelLoadError, UnknownNameError
 from harness.plugins.extras import missing_dependency
 from harness.plugins.loading import PluginState, load_plugins
 from harness.plugins.references import load_hook
@@ -185,6 +185,8 @@ def load_model(state: PluginState, name: str, args: dict[str, Any]) -> Model:
         raise missing_dependency(f"model '{name}'", exc) from exc
     except TypeError as exc:
         raise ConfigError(f"model '{name}': bad --model_args {args}: {exc}") from exc
+    except OSError as exc:  # a checkpoint that cannot be read or fetched: exit 3, one line
+        raise ModelLoadError(f"model '{name}': cannot load: {' '.join(str(exc).split())}") from exc
 
 
 def judge_entry(state: PluginState, name: str) -> Entry:
@@ -228,6 +230,7 @@ def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
     task_docs: list[tuple[Task, list[dict]]] = []
     for task in tasks:
         task.cache_dir = cfg.cache_dir
+        task.data_revision, task.show_progress = cfg.data_revision, cfg.progress
         all_docs = task.load_docs(cfg.data, cfg.split)
         loaded[task.name] = (len(all_docs), list(task.dropped))
         report_dropped(task.name, task.dropped)
@@ -304,6 +307,8 @@ def assemble_results(
             "frames_overridden": cfg.frames is not None,
             "config": t.config.model_dump(mode="json"),
         }
+        if getattr(t, "release", None) is not None:  # fetched from the hub: which commit, which files
+            task_cfgs[t.name]["data_source"] = t.release.to_json()
     caps = model.capabilities
     return {
         "schema_version": 1,
