@@ -23,7 +23,13 @@ from harness.config.schema import MetricConfig, TaskConfig
 from harness.contract.messages import Message, Response, TextPart, VideoPart
 from harness.data import hf_datasets as hf_data
 from harness.data.fetch import FetchedRelease, fetch_release
-from harness.data.media import MediaPathError, VideoRef, resolve_media_path, safe_media_path  # noqa: F401 - re-exported
+from harness.data.media import (  # noqa: F401 - MediaPathError, safe_media_path re-exported
+    MediaPathError,
+    VideoRef,
+    external_symlinks_allowed,
+    resolve_media_path,
+    safe_media_path,
+)
 from harness.data.templates import render
 from harness.errors import ConfigError, DataError
 from harness.plugins.references import load_hook
@@ -91,7 +97,7 @@ class Task:
         self._hooks: dict[str, Optional[Callable]] = {}
         #: the run's cache dir (video bytes from `datasets` rows are written under it); None: the default
         self.cache_dir: Optional[Path] = None
-        #: folders whose absolute media paths rows may name (media a `datasets` dataset provided)
+        #: folders whose absolute media paths rows may name; set (non-empty) when rows came through `datasets`
         self.media_roots: list[Path] = []
         self._checked_dirs: set[str] = set()  # dataset folders found not to be symlinks since load_docs
         #: metric name -> its resolved aggregation (see harness.scoring.aggregations); filled on first use
@@ -153,6 +159,7 @@ class Task:
         root = self.resolve_root(data_dir)
         self.data_root = root
         self._checked_dirs.clear()  # folders are checked again in every run that loads the data
+        self.media_roots = []  # set again when the rows come through `datasets`
         if root is not None and not root.exists():
             hint = ds.build_hint or "point --data at a dataset folder"
             raise DataError(f"task '{self.name}': dataset folder {root} does not exist; {hint}")
@@ -262,12 +269,24 @@ class Task:
 
     def _media_path(self, root: Path, path: str, doc: dict, from_hook: bool) -> str:
         """A video path checked by the root rule; absolute paths a hook returned (the task's responsibility)
-        or that point into media a `datasets` dataset provided are kept."""
+        or that point into media a `datasets` dataset provided (`media_roots`) are kept; any other absolute
+        path of a `datasets` row only with the opt-in `--allow_external_symlinks`."""
+        what = f"task '{self.name}' doc '{doc['doc_id']}'"
         if os.path.isabs(path) and (
             from_hook or any(Path(path).resolve().is_relative_to(r) for r in self.media_roots)
         ):
             return path
-        return resolve_media_path(root, path, f"task '{self.name}' doc '{doc['doc_id']}'", self._checked_dirs)
+        if os.path.isabs(path) and self.media_roots:  # the rows came through `datasets`
+            if external_symlinks_allowed():
+                return path
+            raise MediaPathError(
+                f"{what}: media path '{path}' is absolute and outside the datasets caches "
+                f"({', '.join(str(r) for r in self.media_roots)}); write it relative to the dataset folder (a "
+                "`datasets.Video` path inside the dataset folder is taken as relative), or rerun with "
+                "--allow_external_symlinks if you trust it (its frames are sent to the model, which for an API "
+                "model means a third party; see docs/reliability.md)"
+            )
+        return resolve_media_path(root, path, what, self._checked_dirs)
 
     def target(self, doc: dict) -> Any:
         hook = self.hook("target")
