@@ -15,7 +15,8 @@ class _Strict(BaseModel):
 
 
 class HubRelease(_Strict):
-    """The official release a task downloads from the Hugging Face hub when the run has no `--data`.
+    """The official release a task downloads from the Hugging Face hub when the run has no `--data` (and the
+    dataset names no `source`).
 
     repo_id: the hub dataset ("owner/name"); revision: branch, tag or commit (`--data_revision` overrides;
     the commit actually used is recorded in the results); allow_patterns: the files this task needs, as
