@@ -243,6 +243,7 @@ def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
     task_docs: list[tuple[Task, list[dict]]] = []
     for task in tasks:
         task.cache_dir = cfg.cache_dir
+        task.data_revision, task.show_progress = cfg.data_revision, cfg.progress
         all_docs = task.load_docs(cfg.data, cfg.split)
         loaded[task.name] = (len(all_docs), list(task.dropped))
         report_dropped(task.name, task.dropped)
@@ -319,6 +320,8 @@ def assemble_results(
             "frames_overridden": cfg.frames is not None,
             "config": t.config.model_dump(mode="json"),
         }
+        if getattr(t, "release", None) is not None:  # fetched from the hub: which commit, which files
+            task_cfgs[t.name]["data_source"] = t.release.to_json()
     caps = model.capabilities
     return {
         "schema_version": 1,
