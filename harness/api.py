@@ -22,9 +22,18 @@ from harness.contract.messages import (
     label_text,
 )
 from harness.contract.model import Model, PartialGeneration, Result
+from harness.data.hub import checkpoint_kwargs
 from harness.data.media import Segment, VideoRef, media_identity
 from harness.data.task import DroppedRow, MediaPathError, Parsed, Task, read_jsonl_rows, safe_media_path
-from harness.errors import ConfigError, DataError, HarnessError, UnknownNameError
+from harness.errors import (
+    ConfigError,
+    DataError,
+    HarnessError,
+    ModelArgsError,
+    ModelLoadError,
+    UnknownNameError,
+    UnsuitableModelError,
+)
 from harness.frames.spec import FrameSpec
 from harness.hookspecs import hookimpl
 
@@ -54,6 +63,8 @@ __all__ = [
     "Message",
     "MetricConfig",
     "Model",
+    "ModelArgsError",
+    "ModelLoadError",
     "Parsed",
     "PartialGeneration",
     "Part",
@@ -66,8 +77,10 @@ __all__ = [
     "TaskInfo",
     "TextPart",
     "UnknownNameError",
+    "UnsuitableModelError",
     "VideoPart",
     "VideoRef",
+    "checkpoint_kwargs",
     "file_sha256",
     "hookimpl",
     "label_text",

@@ -18,12 +18,14 @@ DTYPE = "bfloat16"
 
 @dataclass(frozen=True)
 class Family:
-    """An architecture: the checkpoint type it must be, its authors' recipe, its frame budget and why."""
+    """An architecture: the checkpoint type it must be, its authors' recipe, its frame budget and why, and the
+    lmms-eval model it corresponds to (which model_args an lmms-eval task's `lmms_eval_specific_kwargs` use)."""
 
     model_type: str
     recipe: str
     max_frames: int
     source: str
+    lmms_eval_model: str
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,7 @@ FAMILIES: dict[str, Family] = {
         "LLaVA-Video-Qwen2 in transformers format (LLaVA-OneVision architecture: SigLIP + Qwen2). Frames: 80, as "
         'the CycliST paper ran the LLaVA-Video family ("we provide half the frames", i.e. 80 of 160, Sec. 5); '
         "LLaVA-Video's own evaluations use 64 frames (Zhang et al. 2024, lmms-eval max_frames_num).",
+        "llava_vid",
     ),
     "llava_onevision": Family(
         "llava_onevision",
@@ -56,6 +59,7 @@ FAMILIES: dict[str, Family] = {
         "160-frame video (Sec. 5: only the LLaVA-Video family got half), so the cap is 160 (160 x 196 pooled "
         "tokens fits Qwen2's 32k context). The LLaVA-OneVision paper's own video evaluations use 32 frames: "
         "pass max_frames=32 for that setting.",
+        "llava_onevision",
     ),
     "llava_next_video": Family(
         "llava_next_video",
@@ -64,6 +68,7 @@ FAMILIES: dict[str, Family] = {
         "LLaVA-NeXT-Video (CLIP-L/336 + Vicuna-7B or Nous-Hermes-2-Yi-34B, 2x2 pooled video tokens). Frames: "
         '32, the number its authors sample uniformly per video (LLaVA-NeXT-Video blog, May 2024: "32 '
         "frames\"); the published config's 4,096-token context fits 24, so the budget is lowered up front.",
+        "llava_vid",
     ),
     "qwen2_vl": Family(
         "qwen2_vl",
@@ -72,6 +77,7 @@ FAMILIES: dict[str, Family] = {
         "Qwen2-VL-Instruct. Frames: up to 768, the cap of the authors' reference frame sampler (qwen-vl-utils "
         "FPS_MAX_FRAMES, with 2 fps sampling); the task's frame spec decides below that. Frame timing comes "
         "from the frames' timestamps.",
+        "qwen2_vl",
     ),
     "qwen2_5_vl": Family(
         "qwen2_5_vl",
@@ -79,6 +85,7 @@ FAMILIES: dict[str, Family] = {
         768,
         "Qwen2.5-VL-Instruct. Frames: up to 768 (qwen-vl-utils FPS_MAX_FRAMES, 2 fps sampling by the authors); "
         "absolute time is encoded from the frames' timestamps (second_per_grid_ts), so timestamps matter.",
+        "qwen2_5_vl",
     ),
     "internvl3": Family(
         "internvl",
@@ -88,6 +95,7 @@ FAMILIES: dict[str, Family] = {
         "InternVL3 samples per video in training (quoted by the CycliST paper, Sec. 6); each frame is one "
         "448x448 tile (256 tokens), so 32 frames fit the 32k context. The CycliST paper gave InternVL3 the "
         "full 160 frames; pass max_frames=160 to match it where memory allows.",
+        "internvl3",
     ),
     "qwen3_vl": Family(
         "qwen3_vl",
@@ -97,6 +105,7 @@ FAMILIES: dict[str, Family] = {
         "the authors); the TempCloze paper evaluated Qwen3-VL Instruct and Thinking checkpoints without stating "
         "a per-model frame count, so the task's frame spec decides below the cap. Timestamps matter: the "
         "processor writes each frame pair's time as text.",
+        "qwen3_vl",
     ),
 }
 

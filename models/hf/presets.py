@@ -29,6 +29,7 @@ def preset_class(preset: Preset) -> type[HFModel]:
         default_gen_kwargs={"max_new_tokens": preset.max_new_tokens},
         expected_model_types=(family.model_type,),
         default_recipe=family.recipe,
+        lmms_eval_model=family.lmms_eval_model,
     )
 
 

@@ -28,7 +28,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from harness.api import VideoPart
+from harness.api import ModelArgsError, VideoPart
 from models.hf.conversation import sampled_fps
 
 VIDEO_MODES = ("images", "video", "frames")
@@ -102,9 +102,9 @@ class VideoEncoder:
             ("video_transport", transport, VIDEO_TRANSPORTS),
         ):
             if value not in allowed:
-                raise ValueError(f"{name}={value!r} is not one of {', '.join(allowed)}")
+                raise ModelArgsError(f"{name}={value!r} is not one of {', '.join(allowed)}")
         if mode == "frames" and transport != "data":
-            raise ValueError("video_mode=frames sends JPEG frames in a data: URL; use video_transport=data")
+            raise ModelArgsError("video_mode=frames sends JPEG frames in a data: URL; use video_transport=data")
         self.mode, self.codec, self.crf = mode, codec, crf
         self.transport, self.jpeg_quality = transport, jpeg_quality
         self._dir = Path(video_dir) if video_dir else None
