@@ -45,22 +45,6 @@ def describe(attrs: dict[str, str]) -> str:
     return f"{'an' if text[:1] in 'aeiou' else 'a'} {text}"
 
 
-def scene_paths(cyclist_dir: Path) -> list[tuple[str, Path, Path, Path]]:
-    """(stem, scene JSON, masks JSON, video) of every rendered scene of a CycliST build, sorted."""
-    out = []
-    for scene_path in sorted((cyclist_dir / "scenes").glob("*_config.json")):
-        stem = scene_path.name[: -len("_config.json")]
-        masks, video = cyclist_dir / "masks" / f"{stem}.json", cyclist_dir / "videos" / f"{stem}.mp4"
-        if masks.exists() and video.exists():
-            out.append((stem, scene_path, masks, video))
-    if not out:
-        raise ValueError(
-            f"--from-synthetic {cyclist_dir}: no rendered CycliST scenes (scenes/*_config.json with masks/ and "
-            "videos/); build some with `python -m harness build cyclist --out DIR --renderer raster ...`"
-        )
-    return out
-
-
 def synthetic_dt(scene_path: Path, masks_path: Path, video_rel: str, keyframe_interval: int = 1) -> dict:
     """The DT JSON of one rendered CycliST scene (exact masks, depth, attributes, templated descriptions)."""
     from builders.cyclist.render.raster import RasterRenderer
@@ -80,15 +64,18 @@ def synthetic_dt(scene_path: Path, masks_path: Path, video_rel: str, keyframe_in
         rgb, _ids, zdepth = rendered[t]
         depth = normalise_depth(zdepth, lo, hi)
         feats = FrameFeatures(rgb, previous)
-        previous = rgb
+        previous = feats
         instances: dict[str, dict] = {}
         for i, mask_stack in enumerate(obj_masks):
             mask = mask_stack[t]
             if not mask.any():
                 continue
             attrs = _attributes(states, i, t)
+            pixels = np.nonzero(mask)
+            rle = objects[i]["segmentations"][t]  # the scene build's own RLE of this very mask
+            features = feats.instance(mask, pixels)
             instances[str(i)] = instance_record(
-                mask, depth, describe(attrs), feats.instance(mask), 1.0, attrs
+                mask, depth, describe(attrs), features, 1.0, attrs, rle=rle, pixels=pixels
             )
         relations = frame_relations(instances, width, SAME_DEPTH_THRESHOLD)
         frames.append(
