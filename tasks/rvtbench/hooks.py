@@ -94,8 +94,9 @@ def parse(response: Response, doc: dict, judge=None) -> Parsed:
         elif judge is not None:
             correct = judged_correct(judge, doc, text)
         else:
-            vocab = (doc.get("answer_vocabulary") or {}).get(target.get("kind"), [])
-            correct = rule_correct(text, canonical, target.get("kind", ""), vocab)
+            vocab = doc.get("answer_vocabulary") or {}
+            kind = target.get("kind", "")
+            correct = rule_correct(text, canonical, kind, vocab.get(kind, []), vocab.get("event", []))
         parsed.extra["correct"] = correct
     return parsed
 
