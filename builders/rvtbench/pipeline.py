@@ -153,6 +153,7 @@ def _manifest(
             "rejected_ambiguous": stats.get("rejected_ambiguous", 0),
             "category_fallbacks": stats.get("category_fallbacks", 0),
             "no_unique_query": stats.get("no_unique_query", 0),
+            "not_on_eval_frames": stats.get("not_on_eval_frames", 0),
             "segmentation_by_largest": getattr(selector, "largest_fallbacks", 0),
             "vqa_by_interactions": getattr(selector, "interaction_fallbacks", 0),
             "missing_task_types": {

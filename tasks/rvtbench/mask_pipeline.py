@@ -1,6 +1,6 @@
 """The explicit mask pipeline of `rvtbench_seg_boxes`: a model's boxes -> a registered box-to-mask model -> masks.
 
-RVTBench segmentation needs masks. A text-only model scores "not applicable" on `rvtbench_seg`; on
+RVTBench segmentation needs masks. A text-only model's replies are invalid (J = F = 0) on `rvtbench_seg`; on
 `rvtbench_seg_boxes` it is asked for per-frame boxes (the grounding answer format) and a registered
 box-to-mask model (`rvtbench.box_to_mask.NAME`, a builder part, or "package.module:Factory") turns them into
 masks on the decoded evaluation frames. Nothing happens silently: the pipeline is chosen by the dataset option
@@ -142,7 +142,7 @@ def load(root: Path, split: str, options: dict) -> list[dict]:
 def parse(response: Response, doc: dict) -> Parsed:
     """Native masks are used as they are; otherwise boxes (structured or the text JSON) go through the pipeline.
 
-    Boxes that do not follow the stated format make the answer invalid (scored as an empty mask, logged).
+    Boxes that do not follow the stated format, or none at all, make the answer invalid (J = F = 0, logged).
     """
     pipeline = doc.get("mask_pipeline")
     if not pipeline:
@@ -164,4 +164,6 @@ def parse(response: Response, doc: dict) -> Parsed:
             boxes = parse_text_boxes(response.text or "", frames, width, height)
     except BoxFormatError as err:
         return Parsed(answer=None, valid=False, note=f"rejected boxes: {err}", extra={"mask_source": label})
+    if not any(boxes):  # nothing to turn into masks: the invalid answer, as on rvtbench_seg
+        return Parsed(answer=None, valid=False, note="no boxes in any frame", extra={"mask_source": label})
     return Parsed(answer=boxes_to_masks(doc, boxes), extra={"mask_source": label, "boxes": boxes})
