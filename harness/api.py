@@ -22,6 +22,7 @@ from harness.contract.messages import (
     label_text,
 )
 from harness.contract.model import Model, PartialGeneration, Result
+from harness.data.archives import ArchiveError, archive_stem, is_archive, is_unpacked, unpack_archive
 from harness.data.media import Segment, VideoRef, media_identity
 from harness.data.task import DroppedRow, MediaPathError, Parsed, Task, read_jsonl_rows, safe_media_path
 from harness.errors import ConfigError, DataError, HarnessError, UnknownNameError
@@ -38,6 +39,7 @@ def registry(include_paths: tuple = ()):
 
 
 __all__ = [
+    "ArchiveError",
     "Builder",
     "Capabilities",
     "ConfigError",
@@ -68,11 +70,15 @@ __all__ = [
     "UnknownNameError",
     "VideoPart",
     "VideoRef",
+    "archive_stem",
     "file_sha256",
     "hookimpl",
+    "is_archive",
+    "is_unpacked",
     "label_text",
     "media_identity",
     "parse_kv",
     "read_jsonl_rows",
     "safe_media_path",
+    "unpack_archive",
 ]

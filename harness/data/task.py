@@ -22,6 +22,7 @@ from typing import Any, Optional
 from harness.config.schema import MetricConfig, TaskConfig
 from harness.contract.messages import Message, Response, TextPart, VideoPart
 from harness.data import hf_datasets as hf_data
+from harness.data.archives import is_unpacked
 from harness.data.media import MediaPathError, VideoRef, resolve_media_path, safe_media_path  # noqa: F401 - re-exported
 from harness.data.templates import render
 from harness.errors import ConfigError, DataError
@@ -238,10 +239,12 @@ class Task:
         return messages
 
     def _media_path(self, root: Path, path: str, doc: dict, from_hook: bool) -> str:
-        """A video path checked by the root rule; absolute paths a hook returned (the task's responsibility)
-        or that point into media a `datasets` dataset provided are kept."""
+        """A video path checked by the root rule; absolute paths a hook returned (the task's responsibility),
+        that point into media a `datasets` dataset provided, or into an archive the harness unpacked are kept."""
         if os.path.isabs(path) and (
-            from_hook or any(Path(path).resolve().is_relative_to(r) for r in self.media_roots)
+            from_hook
+            or any(Path(path).resolve().is_relative_to(r) for r in self.media_roots)
+            or is_unpacked(path)  # a file of a release's archive, unpacked by the harness into its cache
         ):
             return path
         return resolve_media_path(root, path, f"task '{self.name}' doc '{doc['doc_id']}'", self._checked_dirs)
@@ -329,7 +332,7 @@ def read_jsonl_rows(path: Path, what: str) -> list:
     """One JSON value per non-empty line; a line that is not valid JSON (or not UTF-8) becomes a
     DroppedRow("invalid_json") naming the file and line, so one bad line never stops a run."""
     rows: list = []
-    with open(path, encoding="utf-8", errors="surrogateescape") as f:
+    with open(path, encoding="utf-8-sig", errors="surrogateescape") as f:  # a byte-order mark is not row 1's
         for lineno, line in enumerate(f, 1):
             if not line.strip():
                 continue
