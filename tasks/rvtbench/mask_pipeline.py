@@ -20,7 +20,17 @@ from typing import Any
 
 import numpy as np
 
-from harness.api import DataError, DroppedRow, Parsed, Response, Segment, VideoRef, registry, safe_media_path
+from harness.api import (
+    DataError,
+    DroppedRow,
+    Parsed,
+    Response,
+    Segment,
+    VideoRef,
+    is_unpacked,
+    registry,
+    safe_media_path,
+)
 from metrics import encode_rle
 
 from .boxes import BoxFormatError, parse_text_boxes, structured_boxes
@@ -107,7 +117,11 @@ def boxes_to_masks(doc: dict, boxes: list[list[list[float]]]) -> list[dict]:
     key = json.dumps([pipeline, doc["data_root"], doc["video"], frames, boxes], sort_keys=True)
     if key in _converted:
         return _converted[key]
-    video = safe_media_path(Path(doc["data_root"]), str(doc["video"]), f"doc '{doc.get('id')}'")
+    video = (
+        Path(doc["video"])  # a file of a release archive, unpacked by the harness into its cache
+        if os.path.isabs(str(doc["video"])) and is_unpacked(doc["video"])
+        else safe_media_path(Path(doc["data_root"]), str(doc["video"]), f"doc '{doc.get('id')}'")
+    )
     images = decode_frames(video, frames)
     height, width = int(doc.get("height") or images.shape[1]), int(doc.get("width") or images.shape[2])
     if images.shape[1:3] != (height, width):
