@@ -34,8 +34,12 @@ RECORD_SUFFIXES = (".json", ".jsonl", ".parquet")
 # not confirmed, so no narrower set is known to suffice (docs/benchmarks/rvtbench.md).
 ALLOW_PATTERNS = (f"{FOLDER}/*",)
 BUILD_HINT = (
-    f"build one (`python -m harness build rvtbench --from-synthetic CYCLIST_DIR --out ROOT/{FOLDER}`) or "
-    f"download the release (`huggingface-cli download {HUB_DATASET} --repo-type dataset --local-dir ROOT`)"
+    "build one (`python -m harness build rvtbench --from-synthetic CYCLIST_DIR --out {root}/"
+    + FOLDER
+    + "`) or "
+    "download the release (`huggingface-cli download "
+    + HUB_DATASET
+    + " --repo-type dataset --local-dir {root}`)"
 )
 
 
@@ -62,12 +66,11 @@ class Layout:
     def path(self) -> Path:
         return self.root / self.folder if self.folder else self.root
 
-    def record_files(self) -> list[tuple[Path, str]]:
-        """(file, its folder relative to ROOT, or '' for a file inside an archive) of every record file."""
-        base = self.path
-        files = [(p, _rel(p.parent, self.root)) for p in sorted(base.rglob("*")) if _is_record(p)]
+    def record_files(self) -> list[Path]:
+        """Every record file: below the build or rvtbench/ folder, then inside each archive."""
+        files = [p for p in sorted(self.path.rglob("*")) if _is_record(p)]
         for a in self.archives:
-            files += [(p, "") for p in sorted(a.unpacked.rglob("*")) if _is_record(p)]
+            files += [p for p in sorted(a.unpacked.rglob("*")) if _is_record(p)]
         return files
 
     def locate(self, path: str, near: Path) -> Optional[Path]:
@@ -172,7 +175,8 @@ def find_layout(root: Path) -> Layout:
             f"rvtbench: --data {root}: found {what}; looked for {root}/manifest.json or {root}/{FOLDER}/manifest.json "
             f"(a build with <split>.jsonl), {root}/{FOLDER}/**/*.json|jsonl|parquet|zip|tar* (a release root, or "
             f"{root}/{FOLDER}/{FOLDER}/** when ROOT holds one folder per benchmark), {root}/*.json|jsonl|parquet "
-            f"(the release's {FOLDER}/ folder itself, or any record below a ROOT named {FOLDER}); {BUILD_HINT}"
+            f"(the release's {FOLDER}/ folder itself, or any record below a ROOT named {FOLDER}); "
+            + BUILD_HINT.format(root=root)
             + ("; point --data at one of them" if found else "")
         )
     layout = found[0]

@@ -341,7 +341,7 @@ def load_release(layout: Layout) -> list[tuple[Optional[str], Any]]:
     rows: list = []
     seen: set[str] = set()
     probe = _Probe()
-    for path, _folder in layout.record_files():
+    for path in layout.record_files():
         for where, rec in _records(path):
             short = where.replace(str(layout.root) + "/", "")
             if isinstance(rec, DroppedRow):
