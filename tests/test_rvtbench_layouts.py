@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from harness.api import DataError, is_unpacked
-from tasks.rvtbench.layout import ALLOW_PATTERNS, find_layout
+from tasks.rvtbench.layout import find_layout
 from tasks.rvtbench.release import FIELD_ALIASES, OPTIONAL_FIELDS, load_samples
 
 KEEP = set(FIELD_ALIASES) | set(OPTIONAL_FIELDS)  # each field by its first name
@@ -112,9 +112,7 @@ def test_no_or_two_layouts_name_root_what_was_looked_for_and_the_fix(build, tmp_
     assert (
         "found nothing" in text and "empty/manifest.json" in text and "empty/rvtbench/manifest.json" in text
     )
-    assert (
-        "build rvtbench --from-synthetic" in text and "huggingface-cli download yiqingshen/rvtbench" in text
-    )
+    assert "build rvtbench --from-synthetic" in text and "hf download yiqingshen/rvtbench" in text
     both = tmp_path / "both"
     shutil.copytree(build, both)
     shutil.copytree(build, both / "rvtbench")
@@ -124,9 +122,15 @@ def test_no_or_two_layouts_name_root_what_was_looked_for_and_the_fix(build, tmp_
         load_samples(both, "test", {})
 
 
-def test_allow_patterns_cover_what_the_loader_reads():
+def test_the_download_patterns_cover_what_the_loader_reads():
+    """dataset.hub.allow_patterns (what the fetch without --data downloads) hold every file below rvtbench/."""
     from fnmatch import fnmatch
 
+    import yaml
+
+    base = Path(__file__).resolve().parents[1] / "tasks" / "rvtbench" / "configs" / "_base.yaml"
+    patterns = yaml.safe_load(base.read_text())["dataset"]["hub"]["allow_patterns"]
     for rel in ("rvtbench/samples.json", "rvtbench/a/b/c.mp4", "rvtbench/JPEGImages/480p/bear/00000.jpg"):
-        assert any(fnmatch(rel, p) for p in ALLOW_PATTERNS)
-    assert not any(fnmatch("README.md", p) for p in ALLOW_PATTERNS)
+        assert any(fnmatch(rel, p) for p in patterns)
+    assert any(fnmatch("rvtbench/videos.zip", p) for p in patterns)
+    assert not any(fnmatch("README.md", p) for p in patterns)

@@ -1,5 +1,5 @@
-"""`build rvtbench --from-synthetic DIR` reads every CycliST build layout (flat, kind first as the official
-release, tier first, DIR/cyclist) and `--num-videos` keeps the first N videos."""
+"""`build rvtbench --from-synthetic DIR` reads a CycliST build in the official kind-first layout, in an earlier
+build's flat tier folder and in DIR/cyclist (the data-root convention), and `--num-videos` keeps the first N."""
 
 from __future__ import annotations
 
@@ -10,71 +10,63 @@ from pathlib import Path
 import pytest
 
 from builders.rvtbench.commands import synthetic_sources
-from builders.rvtbench.cyclist_layout import scene_paths
+from builders.rvtbench.synthetic import scene_paths
 
-ROOT = Path(__file__).resolve().parents[1]
+KINDS = ("scenes", "masks", "videos")
 
 
 @pytest.fixture(scope="module")
-def flat(tmp_path_factory) -> Path:
-    """Two rendered CycliST L1 scenes in the flat layout (DIR/scenes, DIR/masks, DIR/videos)."""
+def kind_first(tmp_path_factory) -> Path:
+    """Two rendered CycliST L1 scenes in the release's kind-first layout (scenes/unicycle/test/, ...)."""
     from builders.cyclist.plugin import CyclistBuilder
 
-    (ds,) = CyclistBuilder().demo(tmp_path_factory.mktemp("cyflat"), 0)
-    root = tmp_path_factory.mktemp("flat")
-    for stem in sorted(
-        p.name[: -len("_config.json")] for p in (ds.data_dir / "scenes").glob("*_config.json")
-    )[:2]:
-        for kind, name in (
-            ("scenes", f"{stem}_config.json"),
-            ("masks", f"{stem}.json"),
-            ("videos", f"{stem}.mp4"),
-        ):
-            (root / kind).mkdir(exist_ok=True)
-            shutil.copy(ds.data_dir / kind / name, root / kind / name)
-    return root
-
-
-def _regroup(flat: Path, root: Path, kind_first: bool) -> Path:
-    """The flat build copied into the release's kind-first layout or the tier-first one."""
-    for kind in ("scenes", "masks", "videos"):
-        for f in (flat / kind).iterdir():
-            dest = (
-                root / kind / "unicycle" / "test" / f.name
-                if kind_first
-                else root / "unicycle" / kind / f.name
-            )
+    (ds,) = CyclistBuilder().demo(tmp_path_factory.mktemp("cydemo"), 0)
+    root = tmp_path_factory.mktemp("kind")
+    (stem_a, _, _, _), (stem_b, _, _, _) = scene_paths(ds.data_dir)[:2]
+    for stem in (stem_a, stem_b):
+        for kind, name in zip(KINDS, (f"{stem}_config.json", f"{stem}.json", f"{stem}.mp4"), strict=True):
+            src = next((ds.data_dir / kind).rglob(name))
+            dest = root / kind / "unicycle" / "test" / name
             dest.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy(f, dest)
+            shutil.copy(src, dest)
     return root
 
 
-def test_every_layout_gives_the_same_scenes(flat, tmp_path):
-    flat_ids = [p[0] for p in scene_paths(flat)]
-    assert len(flat_ids) == 2
-    kind = _regroup(flat, tmp_path / "kind", kind_first=True)
-    tier = _regroup(flat, tmp_path / "tier", kind_first=False)
-    (tmp_path / "data").mkdir()
-    shutil.copytree(kind, tmp_path / "data" / "cyclist")  # ROOT/cyclist/ (the data-root convention)
-    assert [p[0] for p in scene_paths(kind)] == [f"unicycle_test_{i}" for i in flat_ids]
-    assert [p[0] for p in scene_paths(tier)] == [f"unicycle_{i}" for i in flat_ids]
-    assert [p[0] for p in scene_paths(tmp_path / "data")] == [f"unicycle_test_{i}" for i in flat_ids]
-    for (_, scene, masks, video), (_, s2, m2, v2) in zip(scene_paths(flat), scene_paths(kind), strict=True):
+def _flat(kind_first: Path, root: Path) -> Path:
+    """The same scenes in an earlier build's flat tier folder (DIR/scenes, DIR/masks, DIR/videos)."""
+    for kind in KINDS:
+        (root / kind).mkdir(parents=True)
+        for f in (kind_first / kind / "unicycle" / "test").iterdir():
+            shutil.copy(f, root / kind / f.name)
+    return root
+
+
+def test_every_layout_gives_the_same_scenes(kind_first, tmp_path):
+    ids = [p[0] for p in scene_paths(kind_first)]
+    assert len(ids) == 2 and all(i.startswith("test_") for i in ids)
+    flat = _flat(kind_first, tmp_path / "flat")
+    shutil.copytree(kind_first, tmp_path / "data" / "cyclist")  # ROOT/cyclist/, a root of benchmarks
+    assert [p[0] for p in scene_paths(flat)] == ids == [p[0] for p in scene_paths(tmp_path / "data")]
+    for (_, scene, masks, video), (_, s2, m2, v2) in zip(
+        scene_paths(flat), scene_paths(kind_first), strict=True
+    ):
         assert (scene.name, masks.name, video.name) == (s2.name, m2.name, v2.name)
         assert masks.read_bytes() == m2.read_bytes() and video.read_bytes() == v2.read_bytes()
 
 
-def test_the_twin_is_the_same_from_the_release_layout(flat, tmp_path):
-    kind = _regroup(flat, tmp_path / "kind", kind_first=True)
-    (vid, _, make), (vid2, _, make2) = synthetic_sources(flat, 4, 1)[0], synthetic_sources(kind, 4, 1)[0]
-    assert vid2 == f"unicycle_test_{vid}"
+def test_the_twin_is_the_same_from_either_layout(kind_first, tmp_path):
+    flat = _flat(kind_first, tmp_path / "flat")
+    (vid, _, make), (vid2, _, make2) = (
+        synthetic_sources(flat, 4, 1)[0],
+        synthetic_sources(kind_first, 4, 1)[0],
+    )
+    assert vid == vid2
     assert json.dumps(make("v.mp4"), sort_keys=True) == json.dumps(make2("v.mp4"), sort_keys=True)
 
 
-def test_num_videos_keeps_the_first_and_no_scene_is_named(flat, tmp_path):
-    assert [s[0] for s in synthetic_sources(flat, 4, 1)] == [scene_paths(flat)[0][0]]
+def test_num_videos_keeps_the_first_and_no_scene_is_named(kind_first, tmp_path):
+    assert [s[0] for s in synthetic_sources(kind_first, 4, 1)] == [scene_paths(kind_first)[0][0]]
+    assert len(synthetic_sources(kind_first, 4)) == 2
     (tmp_path / "scenes").mkdir()
-    with pytest.raises(
-        ValueError, match=r"no rendered CycliST scenes; looked for scenes/\*\*/\*_config.json"
-    ):
+    with pytest.raises(ValueError, match=r"no rendered CycliST scenes"):
         scene_paths(tmp_path)

@@ -149,8 +149,7 @@ def synthetic_sources(cyclist_dir: Path, keyframe_interval: int, num_videos: int
     make_dt is a picklable partial, so `--workers` can build the twins in other processes."""
     from functools import partial
 
-    from .cyclist_layout import scene_paths
-    from .synthetic import synthetic_dt
+    from .synthetic import scene_paths, synthetic_dt
 
     return [
         (video_id, video, partial(synthetic_dt, scene, masks, keyframe_interval=keyframe_interval))

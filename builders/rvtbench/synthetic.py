@@ -45,6 +45,34 @@ def describe(attrs: dict[str, str]) -> str:
     return f"{'an' if text[:1] in 'aeiou' else 'a'} {text}"
 
 
+def scene_paths(cyclist_dir: Path) -> list[tuple[str, Path, Path, Path]]:
+    """(stem, scene JSON, masks JSON, video) of every rendered scene of a CycliST build (every tier and
+    split of its kind-first layout, or one tier folder of an earlier build; in DIR or DIR/cyclist), sorted.
+    Stems are the scene files' (`test_0`); when several tiers repeat one, each is prefixed with its tier
+    folder."""
+    from builders.cyclist.layout import dataset_parts
+
+    if not (cyclist_dir / "scenes").is_dir() and (cyclist_dir / "cyclist" / "scenes").is_dir():
+        cyclist_dir = cyclist_dir / "cyclist"  # a data root holding one folder per benchmark
+    out = []
+    for part in dataset_parts(cyclist_dir):
+        for scene_path in sorted(part["scenes"].glob("*_config.json")):
+            stem = scene_path.name[: -len("_config.json")]
+            masks, video = part["masks"] / f"{stem}.json", part["videos"] / f"{stem}.mp4"
+            if masks.exists() and video.exists():
+                out.append((stem, scene_path, masks, video))
+    if len({row[0] for row in out}) < len(out):
+        out = [
+            (f"{scene.parent.parent.name}_{stem}", scene, masks, video) for stem, scene, masks, video in out
+        ]
+    if not out:
+        raise ValueError(
+            f"--from-synthetic {cyclist_dir}: no rendered CycliST scenes (scenes/<tier>/<split>/*_config.json with "
+            "masks/ and videos/ beside them); build some with `python -m harness build cyclist --out DIR --renderer raster ...`"
+        )
+    return out
+
+
 def synthetic_dt(scene_path: Path, masks_path: Path, video_rel: str, keyframe_interval: int = 1) -> dict:
     """The DT JSON of one rendered CycliST scene (exact masks, depth, attributes, templated descriptions)."""
     from builders.cyclist.render.raster import RasterRenderer

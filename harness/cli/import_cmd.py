@@ -4,12 +4,14 @@ Each FILE is read by the importer registered as NAME (hook `register_importers`,
 into samples records; they are written as `DIR/<model>/samples_<task>_<stamp>.jsonl` beside a results
 file whose numbers come from the ordinary `--rescore` path (harness.engine.runner.rescore), with the source file,
 its sha256 and the source commit recorded under `imported_from`. The core knows no importer: it finds them
-through the registry.
+through the registry. A file that cannot be read (not a file, not the importer's format, no items) is
+reported on stderr and the files after it are still imported; the exit code is then 2 (docs/cli.md).
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from harness import __version__
@@ -110,11 +112,24 @@ def main(argv: list[str], command: str = "import") -> int:
     if args.include_path:
         state = load_plugins(args.include_path)
     importer = entry.load()()
-    for path in args.files:
-        if not path.is_file():
-            raise ConfigError(f"import {argv[0]}: {path} is not a file")
-        run = importer.read(path, args.commit)
-        written = write_imported(run, args.out, state, args.include_path)
+    failed = []
+    for path in args.files:  # one file that cannot be imported is reported; the others are still imported
+        try:
+            if not path.is_file():
+                raise ConfigError(f"import {argv[0]}: {path} is not a file")
+            run = importer.read(path, args.commit)
+            written = write_imported(run, args.out, state, args.include_path)
+        except ConfigError as err:
+            print(f"error: {err}", file=sys.stderr)
+            failed.append(str(path))
+            continue
         counts = ", ".join(f"{t} {len(r)}" for t, r in run.tasks.items())
         print(f"imported {path} as model '{run.model}' ({counts} items) -> {written}")
+    if failed:
+        print(
+            f"error: {len(failed)} of {len(args.files)} files not imported ({', '.join(failed)}); "
+            "the others were written",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
     return 0

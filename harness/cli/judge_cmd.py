@@ -31,7 +31,7 @@ def _calibration_hook(state, task: str):
                 return hook
         return None
     ref = (cfg.get("metadata") or {}).get("calibration")
-    return load_hook(ref, Path(entry.extra["path"]).parent, f"task '{task}' calibration") if ref else None
+    return load_hook(ref, Path(entry.extra["path"]).parent, f"task '{task}' field 'metadata.calibration'") if ref else None
 
 
 def main(argv: list[str], command: str = "judge-calibrate") -> int:

@@ -22,11 +22,12 @@ from harness.engine import distributed
 from harness.engine.evaluator import Evaluator, Instance, score_record
 from harness.engine.fitting import per_clip_budget
 from harness.engine.judging import JudgeClient
+from harness.engine.model_loading import judge_entry, load_judge, load_model
+from harness.engine.seeding import Seeds, rescore_in_order, score_in_order, seed_generators
 from harness.errors import ConfigError, UnknownNameError
-from harness.plugins.extras import missing_dependency
 from harness.plugins.loading import PluginState, load_plugins
-from harness.plugins.references import load_hook
-from harness.plugins.registry import Entry
+from harness.plugins.references import hook_file, load_hook
+from harness.plugins.task_imports import check_task_imports
 from harness.results.lm_eval_keys import add_lm_eval_keys, stderrs_of
 from harness.results.writer import (
     atomic_write_text,
@@ -60,9 +61,11 @@ def build_task(state: PluginState, name: str) -> Task:
     cfg = parse_task_config(entry.extra["config"], entry.extra["path"])
     if isinstance(cfg, GroupConfig):
         raise ConfigError(f"'{name}' is a group, not a task")
+    check_task_imports(name, cfg)  # a hook needing a missing package: refused now, naming the extra
     cls = LmmsTask if cfg.lmms is not None else Task
     task = cls(cfg, Path(entry.extra["path"]).parent, entry.plugin, entry.plugin_version)
     task.config_path = Path(entry.extra["path"])
+    task.check_references()
     task.resolve_aggregations(state.registry)
     return task
 
@@ -79,6 +82,8 @@ def expand_tasks(state: PluginState, names: list[str]) -> tuple[list[str], dict[
         if entry.extra.get("group"):
             cfg = parse_task_config(entry.extra["config"], entry.extra["path"])
             cfg.metadata["_base_dir"] = str(Path(entry.extra["path"]).parent)
+            if cfg.hooks.aggregate:  # checked now: the hook runs only after every model call
+                hook_file(cfg.hooks.aggregate, Path(cfg.metadata["_base_dir"]), _group_field(name, "hooks.aggregate"))
             groups[name] = cfg
             for member in cfg.task:
                 visit(member, trail + (name,))
@@ -119,7 +124,7 @@ def check_loaded(task: Task, docs: list[dict], split: Optional[str]) -> None:
         else ""
     )
     raise ConfigError(
-        f"task '{task.name}' ({getattr(task, 'config_path', task.base_dir)}): split '{split}'{where} loaded 0 rows"
+        f"{task.where()}: split '{split}'{where} loaded 0 rows"
         f"{why}; check --data, --split and the task's dataset options"
     )
 
@@ -141,7 +146,7 @@ def check_metric_names(task: Task, docs: list[dict]) -> None:
 
 def _metric_message(task: Task, missing: list[str], keys: set[str]) -> str:
     return (
-        f"task '{task.name}' ({getattr(task, 'config_path', task.base_dir)}): metric(s) "
+        f"{task.where()}: metric(s) "
         f"{', '.join(repr(m) for m in missing)} declared under `metrics:` but the score hook returns "
         f"{', '.join(sorted(keys)) or 'no keys'}; rename the metric to one of those keys"
     )
@@ -176,47 +181,57 @@ def _expand_reporting_broken(
     return out
 
 
-def load_model(state: PluginState, name: str, args: dict[str, Any]) -> Model:
-    """Instantiate a registered model with its --model_args."""
-    try:
-        factory = state.registry.get("model", name).load()
-        return factory(**args)
-    except ModuleNotFoundError as exc:  # e.g. torch without the hf extra: say which extra to install
-        raise missing_dependency(f"model '{name}'", exc) from exc
-    except TypeError as exc:
-        raise ConfigError(f"model '{name}': bad --model_args {args}: {exc}") from exc
+def model_family_names(model: Model, requested: str) -> tuple[str, ...]:
+    """The names a task's per-model settings (lmms-eval's `lmms_eval_specific_kwargs`) may use for this model:
+    the adapter's `lmms_eval_model` (the lmms-eval model it corresponds to), its name, the name asked for."""
+    names = (model.lmms_eval_model, model.name, requested)
+    return tuple(dict.fromkeys(n for n in names if n))
 
 
-def judge_entry(state: PluginState, name: str) -> Entry:
-    """The `--judge` entry: a registered judge (`register_judges`) first, else any registered model."""
-    if state.registry.has("judge", name):
-        return state.registry.get("judge", name)
-    if state.registry.has("model", name):
-        return state.registry.get("model", name)
-    known = set(state.registry.names("judge")) | set(state.registry.names("model"))
-    raise UnknownNameError("judge", name, known)
+def lmms_output_path(output_path: Optional[Path], cache_dir: Optional[Path], model_name: str = "") -> Path:
+    """Where lmms-eval task functions write submission files (their `args.output_path`, under which they make
+    `submissions/`): the run's output folder, else `lmms_submissions/` in the cache dir (never the cwd)."""
+    if output_path is not None:
+        return Path(output_path) / safe_name(model_name) if model_name else Path(output_path)
+    from harness.cache import default_cache_dir  # noqa: PLC0415
+
+    return Path(cache_dir or default_cache_dir()) / "lmms_submissions"
 
 
-def load_judge(state: PluginState, name: str, args: dict[str, Any]) -> Model:
-    """The `--judge` model (see `judge_entry`), instantiated with --judge_args."""
-    factory = judge_entry(state, name).load()
-    try:
-        return factory(**args)
-    except TypeError as exc:
-        raise ConfigError(f"judge '{name}': bad --judge_args {args}: {exc}") from exc
-
-
-def _apply_limit(docs: list[dict], limit) -> list[dict]:
+def _apply_limit(task: Task, docs: list[dict], limit) -> list[dict]:
+    """The first `limit` docs (a fraction of them when limit < 1); ConfigError when that selects none."""
     if limit is None:
         return docs
     if isinstance(limit, float) and limit < 1:
-        return docs[: int(len(docs) * limit)]
-    return docs[: int(limit)]
+        chosen = docs[: int(len(docs) * limit)]
+    else:
+        chosen = docs[: int(limit)]
+    if not chosen:
+        raise ConfigError(
+            f"task '{task.name}': --limit {limit} selects 0 of its {len(docs)} rows; give a count of at least 1 "
+            f"or a fraction of at least 1/{len(docs)}, or leave --limit out to run every row"
+        )
+    return chosen
+
+
+def _prepared_instances(
+    model: Model, task_docs: list[tuple[Task, list[dict]]], data: Optional[Path]
+) -> list[Instance]:
+    """Every (task, doc) as an Instance, after telling the model about each task (`prepare_task`: where a
+    baseline reads the answer space or the training-split prior, and refuses a task it cannot work on)."""
+    instances: list[Instance] = []
+    for task, docs in task_docs:
+        info = TaskInfo(task.name, task.answer_space(docs), prior=lambda t=task: t.prior_table(data))
+        model.prepare_task(info)
+        instances.extend(Instance(len(instances), task, d) for d in docs)
+    return instances
 
 
 def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
     """Evaluate cfg.model on cfg.tasks; rank 0 writes results (and samples with log_samples)."""
     start_time = time.time()
+    seeds = Seeds(random_seed=cfg.seed)
+    seed_generators(seeds)  # loaders and process_docs see lmms-eval's seeded generators
     state = state or load_plugins(cfg.include_path)
     names, groups = _expand_reporting_broken(state, cfg.tasks)
     tasks = [build_task(state, n) for n in names]
@@ -228,30 +243,29 @@ def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
     task_docs: list[tuple[Task, list[dict]]] = []
     for task in tasks:
         task.cache_dir = cfg.cache_dir
+        task.data_revision, task.show_progress = cfg.data_revision, cfg.progress
         all_docs = task.load_docs(cfg.data, cfg.split)
         loaded[task.name] = (len(all_docs), list(task.dropped))
         report_dropped(task.name, task.dropped)
         check_loaded(task, all_docs, cfg.split)
         check_metric_names(task, all_docs)
-        task_docs.append((task, _apply_limit(all_docs, cfg.limit)))
-    model = load_model(state, cfg.model, cfg.model_args)
-    model_name = getattr(model, "display_name", None) or cfg.model
+        task_docs.append((task, _apply_limit(task, all_docs, cfg.limit)))
+    model = load_model(state, cfg.model, cfg.model_args, tasks)
+    model_name = model.display_name or cfg.model
+    for task in tasks:
+        task.bind_run(model_family_names(model, cfg.model), lmms_output_path(cfg.output_path, cfg.cache_dir, model_name))
     judge = None
-    evaluator = Evaluator(cfg, model, tasks)
-    if cfg.judge:
-        judge_model = load_judge(state, cfg.judge, cfg.judge_args)
-        judge = JudgeClient(cfg.judge, judge_model, evaluator.responses)
-        evaluator.judge = judge
-    instances: list[Instance] = []
-    for task, docs in task_docs:
-        info = TaskInfo(task.name, task.answer_space(docs), prior=lambda t=task: t.prior_table(cfg.data))
-        model.prepare_task(info)
-        instances.extend(Instance(len(instances), task, d) for d in docs)
     rank, world = distributed.world()
-    mine = instances[rank::world]
     try:
+        instances = _prepared_instances(model, task_docs, cfg.data)  # a refusal comes before the judge loads
+        evaluator = Evaluator(cfg, model, tasks)
+        if cfg.judge:
+            judge_model = load_judge(state, cfg.judge, cfg.judge_args)
+            judge = JudgeClient(cfg.judge, judge_model, evaluator.responses)
+            evaluator.judge = judge
+        mine = instances[rank::world]
         evaluator.run_instances(mine)
-        records = [(inst.index, evaluator.record(inst)) for inst in mine]
+        records = score_in_order(mine, evaluator.record, lambda t, r: score_record(t, r, judge), seeds)
     finally:
         model.close()
     gathered = distributed.gather_to_rank0(records)
@@ -261,6 +275,8 @@ def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
     per_task: dict[str, list[dict]] = {t.name: [] for t in tasks}
     for _, rec in by_index:
         per_task[rec["task"]].append(rec)
+    if world > 1:  # ranks scored interleaved shards: score again in doc order, as one process does
+        rescore_in_order(tasks, per_task, lambda t, r: score_record(t, r, judge), seeds)
     results = assemble_results(cfg, model, model_name, tasks, groups, per_task, judge, world, loaded)
     mark_completeness(results, cfg.max_error_rate)
     for t in tasks:
@@ -304,6 +320,8 @@ def assemble_results(
             "frames_overridden": cfg.frames is not None,
             "config": t.config.model_dump(mode="json"),
         }
+        if t.release is not None:  # fetched from the hub: which commit, which files
+            task_cfgs[t.name]["data_source"] = t.release.to_json()
     caps = model.capabilities
     return {
         "schema_version": 1,
@@ -325,6 +343,7 @@ def assemble_results(
             "requested": list(cfg.tasks),
             "model_args": cfg.model_args,
             "seed": cfg.seed,
+            **Seeds(random_seed=cfg.seed).to_config(),
             "limit": cfg.limit,
             "batch_size": cfg.batch_size,
             "split": cfg.split,
@@ -345,13 +364,17 @@ def _group_results(name: str, cfg: GroupConfig, groups: dict[str, GroupConfig], 
     out = aggregate_group(name, _leaf_members(name, groups), task_results, cfg.aggregate)
     if cfg.hooks.aggregate:
         base = Path(cfg.metadata.get("_base_dir", "."))
-        hook = load_hook(cfg.hooks.aggregate, base, f"group '{name}' hook 'aggregate'")
+        hook = load_hook(cfg.hooks.aggregate, base, _group_field(name, "hooks.aggregate"))
         try:
             out["tables"] = hook({t: task_results[t] for t in out["tasks"]})
         except Exception as exc:  # a plugin bug: the results file is still written, the run is incomplete
             out["tables_error"] = f"aggregate hook raised {type(exc).__name__}: {exc}"
             log.warning("group '%s': %s", name, out["tables_error"])
     return out
+
+
+def _group_field(group: str, field_name: str) -> str:
+    return f"group '{group}' field '{field_name}'"
 
 
 def _leaf_members(group: str, groups: dict[str, GroupConfig]) -> list[str]:
@@ -395,21 +418,24 @@ def rescore(
             candidate = path.parent / f"results_{m.group(1)}.json"
             if candidate.exists():
                 original = json.loads(candidate.read_text(encoding="utf-8"))
-        for rec in read_samples(path):
+        for rec in read_samples(path, required=("task", "doc", "target")):
             per_task.setdefault(rec["task"], []).append(rec)
     tasks = [build_task(state, name) for name in per_task]
-    for t in tasks:
-        for rec in per_task[t.name]:
-            if rec.get("error") and rec["error"]["kind"] not in ("parse", "score"):
-                continue
-            rec["error"] = None
-            score_record(t, rec)
     results = (
         dict(original)
         if original
         else {"schema_version": 1, "harness_version": __version__, "model": {}, "config": {}, "groups": {}}
     )
     seed = results.get("config", {}).get("seed", seed)
+    recorded = results.get("config", {})
+    seeds = Seeds(
+        random_seed=recorded.get("random_seed", seed),
+        numpy_seed=recorded.get("numpy_seed", Seeds.numpy_seed),
+        torch_seed=recorded.get("torch_seed", Seeds.torch_seed),
+    )
+    for t in tasks:
+        t.bind_run((), lmms_output_path(output_path, None))
+    rescore_in_order(tasks, per_task, score_record, seeds)
     results["results"] = {}
     for t in tasks:
         before = (original or {}).get("results", {}).get(t.name) or {}

@@ -31,7 +31,8 @@ def load(root, split, options):
     return load_samples(root, split, options)
 
 
-def _size(doc: dict, target: dict) -> tuple[int, int]:
+def video_size(doc: dict, target: dict) -> tuple[int, int]:
+    """(height, width) of a sample's video: the row's own, else its first target mask's RLE size."""
     if doc.get("height") and doc.get("width"):
         return int(doc["height"]), int(doc["width"])
     rles = target.get("masks") or []
@@ -67,7 +68,7 @@ def _parse_masks(response: Response, doc: dict) -> Parsed:
         decoded = decode_rle(given) if given else None
     except (ValueError, TypeError, OverflowError) as err:
         return Parsed(answer=None, valid=False, note=f"bad RLE: {err}")
-    size = _size(doc, target)
+    size = video_size(doc, target)
     if decoded is not None and tuple(decoded.shape[1:]) != size:
         return Parsed(
             answer=None,
@@ -82,7 +83,7 @@ def _parse_masks(response: Response, doc: dict) -> Parsed:
 def _parse_boxes(response: Response, doc: dict) -> Parsed:
     """Boxes per evaluation frame (structured, or the prompt's JSON); none on any frame is an invalid answer."""
     target = doc["answer"]
-    h, w = _size(doc, target)
+    h, w = video_size(doc, target)
     empty = [[] for _ in target["frames"]]
     try:
         if response.structured is not None:
@@ -137,13 +138,13 @@ def score(parsed: Parsed, target: dict, doc: dict) -> dict:
     if task_type in ZERO_DENSE and not parsed.valid:
         return dict(ZERO_DENSE[task_type])  # the invalid answer: zero, inside the mean
     if task_type == "segmentation":
-        h, w = _size(doc, target)
+        h, w = video_size(doc, target)
         gt = _mask_stack(target["masks"], h, w)
         pred = _mask_stack(parsed.answer, h, w)
         stats = j_and_f(pred, gt)
         return {"J": float(jaccard(pred, gt).mean()), "F": stats["F_mean"], "J&F": stats["J&F"]}
     if task_type == "grounding":
-        h, w = _size(doc, target)
+        h, w = video_size(doc, target)
         gt = raster(target["boxes"], h, w)
         pred = raster(parsed.answer, h, w)
         return {"IoU": float(per_query_iou([pred], [gt])[0])}  # mean per-frame IoU (LISA's per image)

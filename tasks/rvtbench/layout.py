@@ -5,8 +5,8 @@ looked for and the fix):
   build          ROOT/manifest.json ("builder": "rvtbench") + ROOT/<split>.jsonl      (`build ... --out ROOT`)
   build, nested  ROOT/rvtbench/manifest.json + ROOT/rvtbench/<split>.jsonl            (`--out ROOT/rvtbench`)
   release, nested  ROOT/rvtbench/rvtbench/...: ROOT/rvtbench is a release root          (ROOT holds benchmarks)
-  release        ROOT/rvtbench/...: ROOT is a release root, as `huggingface-cli download yiqingshen/rvtbench
-                 --repo-type dataset --local-dir ROOT` gives it
+  release        ROOT/rvtbench/...: ROOT is a release root, as `hf download yiqingshen/rvtbench --repo-type
+                 dataset --local-dir ROOT` (or the fetch without --data) gives it
   release folder ROOT is the release's rvtbench/ folder itself: named rvtbench, or holding record files
                  (*.json|*.jsonl|*.parquet) or archives at its top
 Video paths in rows are relative to ROOT (what the core resolves): a build's are prefixed with its folder; a
@@ -29,17 +29,11 @@ from harness.api import DataError, archive_stem, is_archive, unpack_archive
 HUB_DATASET = "yiqingshen/rvtbench"
 FOLDER = "rvtbench"
 RECORD_SUFFIXES = (".json", ".jsonl", ".parquet")
-# What every RVTBench task reads of the release, as huggingface_hub allow_patterns (fnmatch: '*' spans '/'),
-# relative to the release root: the whole rvtbench/ folder (records, videos, masks, archives). The schema is
-# not confirmed, so no narrower set is known to suffice (docs/benchmarks/rvtbench.md).
-ALLOW_PATTERNS = (f"{FOLDER}/*",)
+# What the tasks read of the release (the downloader's allow_patterns) is `dataset.hub` in configs/_base.yaml.
 BUILD_HINT = (
-    "build one (`python -m harness build rvtbench --from-synthetic CYCLIST_DIR --out {root}/"
-    + FOLDER
-    + "`) or "
-    "download the release (`huggingface-cli download "
-    + HUB_DATASET
-    + " --repo-type dataset --local-dir {root}`)"
+    f"build one (`python -m harness build rvtbench --from-synthetic CYCLIST_DIR --out {{root}}/{FOLDER}`) or "
+    f"download the release (`hf download {HUB_DATASET} --repo-type dataset --include '{FOLDER}/*' "
+    "--local-dir {root}`)"
 )
 
 

@@ -22,7 +22,7 @@ from metrics import BertScoreUnavailable, ap50, bertscore, bleu4, cider_d, rouge
 from metrics.grounding import ciou_from_counts, frame_areas, frame_iou
 from metrics.ptb_java import active_tokenizer, tokenize_captions
 
-from .hooks import _size, raster
+from .hooks import raster, video_size
 
 CATEGORIES = ("semantic", "spatial", "temporal")
 LEVELS = (1, 2, 3, 4)
@@ -63,7 +63,7 @@ def _grounding(rows: list[dict]) -> dict:
     inters, unions, ious, det_preds, det_gts = [], [], [], [], []
     for n, r in enumerate(rows):
         doc, target, valid = r["doc"], r["target"], r["parsed"]["valid"]
-        h, w = _size(doc, target)
+        h, w = video_size(doc, target)
         answer = r["parsed"]["answer"] if valid else [[] for _ in target["frames"]]
         ((inter, union),) = frame_areas([raster(answer, h, w)], [raster(target["boxes"], h, w)])
         inters.append(inter)
