@@ -6,7 +6,6 @@ import argparse
 from pathlib import Path
 
 from harness.api import ConfigError
-
 from harness_colors.dataset import make_dataset
 
 
