@@ -23,6 +23,16 @@ def write_dist_info(site: Path, dist: str, version: str, entry_points: dict[str,
     (info / "entry_points.txt").write_text("\n".join(lines) + "\n")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def private_harness_cache(tmp_path_factory):
+    """A harness cache of this test process's own (each xdist worker has one), never the user's
+    ~/.cache/video-harness: runs without a cache_dir start cold as on CI, and workers never share a sqlite."""
+    patch = pytest.MonkeyPatch()
+    patch.setenv("HARNESS_CACHE_DIR", str(tmp_path_factory.mktemp("harness-cache")))
+    yield
+    patch.undo()
+
+
 @pytest.fixture(scope="session")
 def plugin_site(tmp_path_factory) -> Path:
     """A site folder where the test plugin is 'installed' (entry point `colors`)."""
