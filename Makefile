@@ -16,10 +16,11 @@ AV_OLDEST ?= 12.0.0
 DECODER_TESTS := tests/test_frames_decode.py tests/test_frames_writer.py tests/test_frames_cache.py
 LMMS_TESTS := tests/test_lmms_eval_tasks.py tests/test_lmms_port.py tests/test_lmms_conventions.py
 # The suite runs on every core (pytest-xdist, the `test` extra); each test file stays on one worker
-# (--dist loadfile), so a module fixture is built once. PYTEST_WORKERS=0 runs it in one process.
+# (--dist loadfile), so a module fixture is built once. PYTEST_WORKERS=0 runs it in one process. The peers'
+# runs are a few files: serial, where starting the workers would cost more than they save.
 PYTEST_WORKERS ?= auto
-PYTEST := $(PY) -m pytest -q -p no:cacheprovider -n $(PYTEST_WORKERS) --dist loadfile
-PEER_PYTEST := $(PYTEST)
+PEER_PYTEST := $(PY) -m pytest -q -p no:cacheprovider
+PYTEST := $(PEER_PYTEST) -n $(PYTEST_WORKERS) --dist loadfile
 
 .PHONY: setup-core setup setup-peers demo test test-peers lint bench clean
 
