@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -80,6 +81,14 @@ def harness_env(plugin_site: Path | None = None, **extra: str) -> dict[str, str]
     env["PYTHONPATH"] = os.pathsep.join(paths + [env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     env.update(extra)
     return env
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 now (bound to port 0, then released), for a server or torchrun's
+    rendezvous: a fixed or pid-derived port can collide between parallel test workers or with another run."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def run_harness(

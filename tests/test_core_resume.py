@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import signal
 import sqlite3
@@ -14,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import PLUGIN_PKG, harness_env, run_harness
+from conftest import PLUGIN_PKG, free_port, harness_env, run_harness
 
 TASKS_DIR = PLUGIN_PKG / "harness_colors" / "tasks"
 
@@ -145,7 +144,7 @@ def test_two_ranks_equal_one_rank(tmp_path, colors_root, plugin_site):
             "--nproc_per_node",
             "2",
             "--master_port",
-            str(29500 + os.getpid() % 1000),
+            str(free_port()),
             "-m",
             "harness",
             *_args(colors_root, tmp_path / "two", tmp_path / "c2", tmp_path / "l2"),

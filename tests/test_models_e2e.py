@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import harness_env, run_harness
+from conftest import free_port, harness_env, run_harness
 from harness.config.run import RunConfig
 from harness.engine.runner import run
 from harness.plugins.loading import load_plugins
@@ -109,7 +109,7 @@ def test_two_ranks_over_gloo_equal_one_rank(data, checkpoints, tmp_path):
             "--nproc_per_node",
             "2",
             "--master_port",
-            str(29600 + os.getpid() % 1000),
+            str(free_port()),
             "-m",
             "harness",
             *common,
