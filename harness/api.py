@@ -22,6 +22,7 @@ from harness.contract.messages import (
     label_text,
 )
 from harness.contract.model import Model, PartialGeneration, Result
+from harness.data.hub import checkpoint_kwargs
 from harness.data.media import Segment, VideoRef, media_identity
 from harness.data.task import DroppedRow, MediaPathError, Parsed, Task, read_jsonl_rows, safe_media_path
 from harness.errors import (
@@ -29,6 +30,7 @@ from harness.errors import (
     DataError,
     HarnessError,
     ModelArgsError,
+    ModelLoadError,
     UnknownNameError,
     UnsuitableModelError,
 )
@@ -62,6 +64,7 @@ __all__ = [
     "MetricConfig",
     "Model",
     "ModelArgsError",
+    "ModelLoadError",
     "Parsed",
     "PartialGeneration",
     "Part",
@@ -77,6 +80,7 @@ __all__ = [
     "UnsuitableModelError",
     "VideoPart",
     "VideoRef",
+    "checkpoint_kwargs",
     "file_sha256",
     "hookimpl",
     "label_text",

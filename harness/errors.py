@@ -73,6 +73,12 @@ class UnsuitableModelError(ConfigError):
         self.task = task
 
 
+class ModelLoadError(HarnessError):
+    """A model (or judge) could not be loaded: its checkpoint is missing, unreachable or unreadable."""
+
+    exit_code = EXIT_RUNTIME
+
+
 class StrictModeError(HarnessError):
     """A per-sample error under --strict."""
 

@@ -83,6 +83,7 @@ class RunConfig:
     judge_args: dict[str, Any] = field(default_factory=dict)
     frames: Optional[FrameSpec] = None
     data: Optional[Path] = None
+    data_revision: Optional[str] = None
     split: Optional[str] = None
     strict: bool = False
     max_error_rate: float = 0.0

@@ -43,6 +43,9 @@ class Model:
 
     name: ClassVar[str] = "model"
     version: ClassVar[str] = "1"
+    #: the lmms-eval model this adapter corresponds to (e.g. "llava_vid", "qwen2_5_vl"): lmms-eval task folders
+    #: pick their per-model prompts (`lmms_eval_specific_kwargs`) by it, as lmms-eval does for `--model NAME`
+    lmms_eval_model: ClassVar[Optional[str]] = None
     capabilities: Capabilities = Capabilities()
     #: requests the backend can work on at once; > 1 lets the evaluator call generate_iter from that many
     #: threads (each call thread-safe), whatever --batch_size is

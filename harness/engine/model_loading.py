@@ -1,7 +1,7 @@
 """The run's model and judge: found by name, checked against the tasks, then built with their arguments.
 
 Every way a model can fail to start is one message and an exit code, never a traceback: a missing extra is
-exit 3 with the install command; an unknown argument (`Model.accepted_args`), a bad value, or a model that
+exit 3 with the install command, as is a checkpoint that cannot be read or fetched; an unknown argument (`Model.accepted_args`), a bad value, or a model that
 cannot answer a task's type (`Model.answer_types` against the task's `answer_type`) is exit 2, and the type
 check runs before the model is built, so a large checkpoint is never read for a run that cannot work.
 """
@@ -14,7 +14,7 @@ from typing import Any
 
 from harness.config.schema import TaskConfig
 from harness.contract.model import Model, check_answer_type
-from harness.errors import ConfigError, UnknownNameError
+from harness.errors import ConfigError, ModelLoadError, UnknownNameError
 from harness.plugins.extras import missing_dependency
 from harness.plugins.loading import PluginState
 from harness.plugins.registry import Entry
@@ -44,6 +44,8 @@ def _build(factory: Callable[..., Model], what: str, flag: str, args: dict[str, 
         raise ConfigError(f"{exc} (the --judge model; its arguments come from {flag})") from exc
     except TypeError as exc:
         raise ConfigError(f"{what}: bad {flag} {args}: {exc}") from exc
+    except OSError as exc:  # a checkpoint that cannot be read or fetched: exit 3, one line
+        raise ModelLoadError(f"{what}: cannot load: {' '.join(str(exc).split())}") from exc
     except ValueError as exc:  # an adapter refusing its setup (a value, the checkpoint's kind): one message
         log.debug("%s refused its setup", what, exc_info=True)
         text = str(exc)

@@ -23,9 +23,11 @@ from harness.engine.evaluator import Evaluator, Instance, score_record
 from harness.engine.fitting import per_clip_budget
 from harness.engine.judging import JudgeClient
 from harness.engine.model_loading import judge_entry, load_judge, load_model
+from harness.engine.seeding import Seeds, rescore_in_order, score_in_order, seed_generators
 from harness.errors import ConfigError, UnknownNameError
 from harness.plugins.loading import PluginState, load_plugins
 from harness.plugins.references import hook_file, load_hook
+from harness.plugins.task_imports import check_task_imports
 from harness.results.lm_eval_keys import add_lm_eval_keys, stderrs_of
 from harness.results.writer import (
     atomic_write_text,
@@ -59,6 +61,7 @@ def build_task(state: PluginState, name: str) -> Task:
     cfg = parse_task_config(entry.extra["config"], entry.extra["path"])
     if isinstance(cfg, GroupConfig):
         raise ConfigError(f"'{name}' is a group, not a task")
+    check_task_imports(name, cfg)  # a hook needing a missing package: refused now, naming the extra
     cls = LmmsTask if cfg.lmms is not None else Task
     task = cls(cfg, Path(entry.extra["path"]).parent, entry.plugin, entry.plugin_version)
     task.config_path = Path(entry.extra["path"])
@@ -178,6 +181,23 @@ def _expand_reporting_broken(
     return out
 
 
+def model_family_names(model: Model, requested: str) -> tuple[str, ...]:
+    """The names a task's per-model settings (lmms-eval's `lmms_eval_specific_kwargs`) may use for this model:
+    the adapter's `lmms_eval_model` (the lmms-eval model it corresponds to), its name, the name asked for."""
+    names = (getattr(model, "lmms_eval_model", None), model.name, requested)
+    return tuple(dict.fromkeys(n for n in names if n))
+
+
+def lmms_output_path(output_path: Optional[Path], cache_dir: Optional[Path], model_name: str = "") -> Path:
+    """Where lmms-eval task functions write submission files (their `args.output_path`, under which they make
+    `submissions/`): the run's output folder, else `lmms_submissions/` in the cache dir (never the cwd)."""
+    if output_path is not None:
+        return Path(output_path) / safe_name(model_name) if model_name else Path(output_path)
+    from harness.cache import default_cache_dir  # noqa: PLC0415
+
+    return Path(cache_dir or default_cache_dir()) / "lmms_submissions"
+
+
 def _apply_limit(task: Task, docs: list[dict], limit) -> list[dict]:
     """The first `limit` docs (a fraction of them when limit < 1); ConfigError when that selects none."""
     if limit is None:
@@ -210,6 +230,8 @@ def _prepared_instances(
 def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
     """Evaluate cfg.model on cfg.tasks; rank 0 writes results (and samples with log_samples)."""
     start_time = time.time()
+    seeds = Seeds(random_seed=cfg.seed)
+    seed_generators(seeds)  # loaders and process_docs see lmms-eval's seeded generators
     state = state or load_plugins(cfg.include_path)
     names, groups = _expand_reporting_broken(state, cfg.tasks)
     tasks = [build_task(state, n) for n in names]
@@ -221,6 +243,7 @@ def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
     task_docs: list[tuple[Task, list[dict]]] = []
     for task in tasks:
         task.cache_dir = cfg.cache_dir
+        task.data_revision, task.show_progress = cfg.data_revision, cfg.progress
         all_docs = task.load_docs(cfg.data, cfg.split)
         loaded[task.name] = (len(all_docs), list(task.dropped))
         report_dropped(task.name, task.dropped)
@@ -229,6 +252,8 @@ def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
         task_docs.append((task, _apply_limit(task, all_docs, cfg.limit)))
     model = load_model(state, cfg.model, cfg.model_args, tasks)
     model_name = getattr(model, "display_name", None) or cfg.model
+    for task in tasks:
+        task.bind_run(model_family_names(model, cfg.model), lmms_output_path(cfg.output_path, cfg.cache_dir, model_name))
     judge = None
     rank, world = distributed.world()
     try:
@@ -240,7 +265,7 @@ def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
             evaluator.judge = judge
         mine = instances[rank::world]
         evaluator.run_instances(mine)
-        records = [(inst.index, evaluator.record(inst)) for inst in mine]
+        records = score_in_order(mine, evaluator.record, lambda t, r: score_record(t, r, judge), seeds)
     finally:
         model.close()
     gathered = distributed.gather_to_rank0(records)
@@ -250,6 +275,8 @@ def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
     per_task: dict[str, list[dict]] = {t.name: [] for t in tasks}
     for _, rec in by_index:
         per_task[rec["task"]].append(rec)
+    if world > 1:  # ranks scored interleaved shards: score again in doc order, as one process does
+        rescore_in_order(tasks, per_task, lambda t, r: score_record(t, r, judge), seeds)
     results = assemble_results(cfg, model, model_name, tasks, groups, per_task, judge, world, loaded)
     mark_completeness(results, cfg.max_error_rate)
     for t in tasks:
@@ -293,6 +320,8 @@ def assemble_results(
             "frames_overridden": cfg.frames is not None,
             "config": t.config.model_dump(mode="json"),
         }
+        if getattr(t, "release", None) is not None:  # fetched from the hub: which commit, which files
+            task_cfgs[t.name]["data_source"] = t.release.to_json()
     caps = model.capabilities
     return {
         "schema_version": 1,
@@ -314,6 +343,7 @@ def assemble_results(
             "requested": list(cfg.tasks),
             "model_args": cfg.model_args,
             "seed": cfg.seed,
+            **Seeds(random_seed=cfg.seed).to_config(),
             "limit": cfg.limit,
             "batch_size": cfg.batch_size,
             "split": cfg.split,
@@ -391,18 +421,21 @@ def rescore(
         for rec in read_samples(path):
             per_task.setdefault(rec["task"], []).append(rec)
     tasks = [build_task(state, name) for name in per_task]
-    for t in tasks:
-        for rec in per_task[t.name]:
-            if rec.get("error") and rec["error"]["kind"] not in ("parse", "score"):
-                continue
-            rec["error"] = None
-            score_record(t, rec)
     results = (
         dict(original)
         if original
         else {"schema_version": 1, "harness_version": __version__, "model": {}, "config": {}, "groups": {}}
     )
     seed = results.get("config", {}).get("seed", seed)
+    recorded = results.get("config", {})
+    seeds = Seeds(
+        random_seed=recorded.get("random_seed", seed),
+        numpy_seed=recorded.get("numpy_seed", Seeds.numpy_seed),
+        torch_seed=recorded.get("torch_seed", Seeds.torch_seed),
+    )
+    for t in tasks:
+        t.bind_run((), lmms_output_path(output_path, None))
+    rescore_in_order(tasks, per_task, score_record, seeds)
     results["results"] = {}
     for t in tasks:
         before = (original or {}).get("results", {}).get(t.name) or {}

@@ -28,9 +28,11 @@ from harness.api import (
     Response,
     TextPart,
     VideoPart,
+    checkpoint_kwargs,
     label_text,
 )
 from models.args import as_bool, as_int, as_str
+from models.hf.adapter import load_error, require
 from models.hf.generation import cut_at_stop, plan_generation
 
 IMAGENET_MEAN = (0.485, 0.456, 0.406)
@@ -80,6 +82,7 @@ class InternVideo25(Model):
     """`--model internvideo2_5_8b [--model_args pretrained=...,trust_remote_code=true,max_frames=...]`."""
 
     name: ClassVar[str] = "internvideo2_5_8b"
+    lmms_eval_model: ClassVar[str] = "internvideo2_5"
     version: ClassVar[str] = "1"
     default_pretrained: ClassVar[str] = "OpenGVLab/InternVideo2_5_Chat_8B"
     recipe: ClassVar[str] = "internvideo2_5_demo"
@@ -105,18 +108,17 @@ class InternVideo25(Model):
         self._load()
 
     def _load(self) -> None:
+        require("torch", "transformers")
+        fetch = checkpoint_kwargs(self.pretrained, self.revision, self.name)  # fails fast, before torch
         import torch
         from transformers import AutoModel, AutoTokenizer
 
-        common = {"trust_remote_code": True, "revision": self.revision}
+        common = {"trust_remote_code": True, "revision": self.revision, **fetch}
         try:
             self.tokenizer = AutoTokenizer.from_pretrained(self.pretrained, **common)
             model = AutoModel.from_pretrained(self.pretrained, **common)
         except OSError as err:
-            raise OSError(
-                f"model '{self.name}': cannot load '{self.pretrained}' ({err}). Download the checkpoint and pass "
-                "pretrained=/path/to/folder"
-            ) from err
+            raise load_error(self.name, self.pretrained, err) from err
         self.torch_dtype = getattr(torch, self.dtype)
         self.model = model.to(self.torch_dtype).to(self.device).eval()
 

@@ -35,6 +35,7 @@ class LlavaVideo7B(_Preset):
     """
 
     name: ClassVar[str] = "llava_video_7b"
+    lmms_eval_model: ClassVar[Optional[str]] = "llava_vid"
     default_pretrained: ClassVar[Optional[str]] = "llava-hf/LLaVA-Video-7B-Qwen2-hf"
     default_max_frames: ClassVar[Optional[int]] = 80
     expected_model_types: ClassVar[tuple[str, ...]] = _LLAVA_OV_TYPES
@@ -62,6 +63,7 @@ class LlavaOnevision7B(_Preset):
     """
 
     name: ClassVar[str] = "llava_onevision_7b"
+    lmms_eval_model: ClassVar[Optional[str]] = "llava_onevision"
     default_pretrained: ClassVar[Optional[str]] = "llava-hf/llava-onevision-qwen2-7b-ov-hf"
     default_max_frames: ClassVar[Optional[int]] = 160
     expected_model_types: ClassVar[tuple[str, ...]] = _LLAVA_OV_TYPES
@@ -84,6 +86,7 @@ class LlavaNextVideo7B(_Preset):
     """
 
     name: ClassVar[str] = "llava_next_video_7b"
+    lmms_eval_model: ClassVar[Optional[str]] = "llava_vid"
     default_pretrained: ClassVar[Optional[str]] = "llava-hf/LLaVA-NeXT-Video-7B-hf"
     default_max_frames: ClassVar[Optional[int]] = 32
     expected_model_types: ClassVar[tuple[str, ...]] = _LLAVA_NEXT_VIDEO_TYPES
@@ -107,6 +110,7 @@ class Qwen2VL7B(_Preset):
     """
 
     name: ClassVar[str] = "qwen2_vl_7b"
+    lmms_eval_model: ClassVar[Optional[str]] = "qwen2_vl"
     default_pretrained: ClassVar[Optional[str]] = "Qwen/Qwen2-VL-7B-Instruct"
     default_max_frames: ClassVar[Optional[int]] = 768
     expected_model_types: ClassVar[tuple[str, ...]] = _QWEN2_VL_TYPES
@@ -135,6 +139,7 @@ class Qwen25VL7B(_Preset):
     """
 
     name: ClassVar[str] = "qwen2_5_vl_7b"
+    lmms_eval_model: ClassVar[Optional[str]] = "qwen2_5_vl"
     default_pretrained: ClassVar[Optional[str]] = "Qwen/Qwen2.5-VL-7B-Instruct"
     default_max_frames: ClassVar[Optional[int]] = 768
     expected_model_types: ClassVar[tuple[str, ...]] = _QWEN2_5_VL_TYPES
@@ -172,6 +177,7 @@ class InternVL3_8B(_Preset):
     """
 
     name: ClassVar[str] = "internvl3_8b"
+    lmms_eval_model: ClassVar[Optional[str]] = "internvl3"
     default_pretrained: ClassVar[Optional[str]] = "OpenGVLab/InternVL3-8B-hf"
     default_max_frames: ClassVar[Optional[int]] = 32
     expected_model_types: ClassVar[tuple[str, ...]] = _INTERNVL_TYPES
@@ -202,6 +208,7 @@ class Qwen3VL8B(_Preset):
     """
 
     name: ClassVar[str] = "qwen3_vl_8b"
+    lmms_eval_model: ClassVar[Optional[str]] = "qwen3_vl"
     default_pretrained: ClassVar[Optional[str]] = "Qwen/Qwen3-VL-8B-Instruct"
     default_max_frames: ClassVar[Optional[int]] = 768
     expected_model_types: ClassVar[tuple[str, ...]] = _QWEN3_VL_TYPES

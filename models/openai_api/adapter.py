@@ -89,6 +89,7 @@ class OpenAIModel(Model):
     """`--model openai --model_args model=NAME,base_url=http://host:8000/v1,api_key_env=OPENAI_API_KEY,...`."""
 
     name: ClassVar[str] = "openai"
+    lmms_eval_model: ClassVar[Optional[str]] = "openai"
     version: ClassVar[str] = "1"
     accepted_args: ClassVar[tuple[str, ...]] = _ARGS
 

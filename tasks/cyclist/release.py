@@ -70,6 +70,12 @@ def release_patterns(tier: str, split: str, kind: str = "questions") -> list[str
     return [f"{kind}/{folder}/{split}/*.json", f"videos/{folder}/{split}/*"]
 
 
+def hub_patterns(split: str, options: dict) -> list[str]:
+    """The task YAMLs' `dataset.hub.patterns_hook`: what a task of `options` (tier, kind) downloads for `split`."""
+    kind = "scenes" if options.get("kind") == "caption" else "questions"
+    return release_patterns(options.get("tier") or "L1", split, kind)
+
+
 def fix_hint(tier: Optional[str], split: str, kind: str, root: Path) -> str:
     """The two ways to get the files: download the release, or build them."""
     code = tier or "L1"
