@@ -1,11 +1,12 @@
 """The README's five-minute tour runs as written (issue 26): its marked code blocks, in order, in a fresh folder.
 
 The tour's blocks are the fenced blocks of README.md that follow a `<!-- tour -->` comment (or `<!-- tour: why
--->`). Each command runs as a subprocess of bash in a temporary folder, in the environment the README tells the
-reader to activate (this interpreter's bin folder first on PATH, as `source .venv/bin/activate` does), and must
-exit 0. The only changes to the README's text are the rows of SUBSTITUTIONS: the real checkpoints the tour names
-are swapped for baselines (no GPU, no download), and the bounded default version also swaps the sizes for
-smaller ones. The slow test runs the exact tour (model stand-ins only).
+-->`). Each command runs as a subprocess of bash in a fresh temporary folder, in the environment the README tells
+the reader to activate after `make demo` (a core install: this interpreter's bin folder first on PATH, as
+`source .venv/bin/activate` does, every extra's packages hidden), and must exit 0. The only changes to the
+README's text are the rows of SUBSTITUTIONS: the real checkpoints the tour names are swapped for baselines (no
+GPU, no download), and the bounded default version also swaps the sizes for smaller ones. The slow test runs the
+exact tour (model stand-ins only).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, harness_env
+from conftest import REPO, core_install_env
 from harness.report.loading import all_tasks, load_run
 
 README = REPO / "README.md"
@@ -104,10 +105,12 @@ def promised_paths(text: str) -> list[str]:
 
 
 def activated_env(tmp: Path) -> dict[str, str]:
-    """What `source .venv/bin/activate` gives, for this interpreter (and this checkout's code first on the path,
-    also from a worktree whose venv belongs to another checkout); caches kept in `tmp`, the hub never asked."""
-    env = harness_env(HARNESS_CACHE_DIR=str(tmp / "cache"), HF_HUB_OFFLINE="1", MPLBACKEND="Agg")
-    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    """What `source .venv/bin/activate` gives after `make demo`, the smaller of the README's two installs: this
+    interpreter's bin folder first on PATH, every extra's packages hidden (conftest.core_install_env), this
+    checkout's code first on the path (also from a worktree whose venv belongs to another checkout); caches
+    kept in `tmp`, the hub never asked."""
+    env = core_install_env(tmp, HARNESS_CACHE_DIR=str(tmp / "cache"), HF_HUB_OFFLINE="1", MPLBACKEND="Agg")
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env["PATH"]])
     env["VIRTUAL_ENV"] = sys.prefix
     env.pop("HARNESS_PLUGINS", None)
     return env
@@ -131,9 +134,11 @@ def check_run_outputs(folder: Path, command: str) -> None:
         )
 
 
-def run_tour(folder: Path, commands: list[str], timeout: float) -> None:
-    """Run each command in order in `folder`; each must exit 0; then check what the tour promises."""
-    env = activated_env(folder)
+def run_tour(tmp: Path, commands: list[str], timeout: float) -> None:
+    """Run each command in order in a fresh folder; each must exit 0; then check what the tour promises."""
+    env = activated_env(tmp / "env")
+    folder = tmp / "tour"
+    folder.mkdir()
     for command in commands:
         start = time.monotonic()
         done = subprocess.run(
