@@ -42,6 +42,15 @@ def with_plugin(plugin_site, monkeypatch):
     return plugin_site
 
 
+@pytest.fixture
+def evaluate_offline(monkeypatch, tmp_path):
+    """The `evaluate` package with the hubs switched off and a private HF home (skips where it is missing)."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    return pytest.importorskip("evaluate")
+
+
 @pytest.fixture(scope="session")
 def colors_root(tmp_path_factory) -> Path:
     """A data root whose `colors/` folder holds the test plugin's dataset."""
