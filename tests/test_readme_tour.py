@@ -154,6 +154,18 @@ def run_tour(tmp: Path, commands: list[str], timeout: float) -> None:
     text = README.read_text(encoding="utf-8")
     missing = [p for p in promised_paths(text) if not list(folder.glob(p.rstrip("/")))]
     assert not missing, f"the README's tour names these outputs, which the tour did not write: {missing}"
+    check_report_frames(folder, commands)
+
+
+def check_report_frames(folder: Path, commands: list[str]) -> None:
+    """The report's viewer shows the frames the models saw, for every benchmark: its `--data` is the runs' root."""
+    report = next(c for c in commands if c.startswith("python -m harness report"))
+    out = folder / option(report, "--out")
+    assert "not shown" not in (out / "report.md").read_text(encoding="utf-8"), (
+        "the viewer could not find videos"
+    )
+    for benchmark in ("cyclist", "tempcloze", "rvtbench"):
+        assert list(out.glob(f"*sample*{benchmark}*.png")), f"{report}: no frames of a {benchmark} sample"
 
 
 # -- the tour as text: cheap checks that run everywhere ---------------------------------------------------------
