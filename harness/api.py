@@ -34,8 +34,10 @@ from harness.errors import (
     UnknownNameError,
     UnsuitableModelError,
 )
+from harness.files import atomic_path, write_atomic
 from harness.frames.spec import FrameSpec
 from harness.hookspecs import hookimpl
+from harness.results.writer import SamplesFileError, iter_samples, read_samples
 
 
 def registry(include_paths: tuple = ()):
@@ -71,6 +73,7 @@ __all__ = [
     "Request",
     "Response",
     "Result",
+    "SamplesFileError",
     "Segment",
     "Task",
     "TaskConfig",
@@ -80,12 +83,16 @@ __all__ = [
     "UnsuitableModelError",
     "VideoPart",
     "VideoRef",
+    "atomic_path",
     "checkpoint_kwargs",
     "file_sha256",
     "hookimpl",
+    "iter_samples",
     "label_text",
     "media_identity",
     "parse_kv",
     "read_jsonl_rows",
+    "read_samples",
     "safe_media_path",
+    "write_atomic",
 ]

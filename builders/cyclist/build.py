@@ -6,9 +6,10 @@ from __future__ import annotations
 import hashlib
 import importlib
 import json
-import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
+
+from harness.api import write_atomic
 
 from .layout import SplitDirs, split_dirs
 from .scene import SceneGenerationError, dump_scene, generate_scene, scene_stem
@@ -64,13 +65,6 @@ def load_renderer(name: str, settings: SceneSettings):
     )
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
-
-
 def check_output_dir(job: BuildJob) -> None:
     """Refuse a folder built with another configuration; the same configuration is extended.
 
@@ -92,7 +86,7 @@ def check_output_dir(job: BuildJob) -> None:
                 "use a new --out folder or the same flags to extend it"
             )
     else:
-        _atomic_write(cfg_path, (json.dumps(config, sort_keys=True, indent=1) + "\n").encode())
+        write_atomic(cfg_path, json.dumps(config, sort_keys=True, indent=1) + "\n")
 
 
 def build_one(job: BuildJob, index: int, renderer=None) -> dict:
@@ -109,9 +103,9 @@ def build_one(job: BuildJob, index: int, renderer=None) -> dict:
     if job.renderer:
         renderer = renderer or load_renderer(job.renderer, job.settings)
         masks = renderer.render(scene, dirs.videos / f"{stem}.mp4", fps=job.settings.fps)
-        _atomic_write(dirs.masks / f"{stem}.json", json.dumps(masks, separators=(",", ":")).encode())
+        write_atomic(dirs.masks / f"{stem}.json", json.dumps(masks, separators=(",", ":")))
         scene["rendered"] = True
-    _atomic_write(scene_path, dump_scene(scene))  # written last: its presence marks the scene finished
+    write_atomic(scene_path, dump_scene(scene))  # written last: its presence marks the scene finished
     return dict(scene["generation"], scene=stem, skipped=False)
 
 
@@ -156,7 +150,7 @@ def write_manifest(job: BuildJob) -> dict:
         "scenes": scenes,
         "digest": hashlib.sha256(json.dumps(scenes, sort_keys=True).encode()).hexdigest(),
     }
-    _atomic_write(job.dirs.manifest, (json.dumps(manifest, sort_keys=True, indent=1) + "\n").encode())
+    write_atomic(job.dirs.manifest, json.dumps(manifest, sort_keys=True, indent=1) + "\n")
     return manifest
 
 

@@ -174,6 +174,43 @@ def object_locations(obj: Mapping[str, Any], num_frames: int, where: str) -> np.
     return np.tile(np.array([float(loc["x"]), float(loc["y"])]), (num_frames, 1))
 
 
+def _size_track(obj: Mapping[str, Any], sizes: dict[str, float], T: int) -> tuple[Any, Any]:
+    """(scale, size name) of one object: its size's, or per frame along its resize cycle's key frames."""
+    base = sizes[obj["size"]]
+    cycles = obj.get("cycles") or {}
+    if "resize" not in cycles:
+        return base, obj["size"]
+    frames, names, values = resize_keys(
+        cycles["resize"]["states"], obj["size"], other_size(obj, sizes), sizes
+    )
+    a, u = _keyframe_segments(frames, T)
+    b = np.minimum(a + 1, len(frames) - 1)
+    return values[a] + (values[b] - values[a]) * u, [names[k] for k in shown_keyframe(frames, T)]
+
+
+def _color_track(obj: Mapping[str, Any], colors: dict[str, np.ndarray], T: int) -> tuple[Any, Any]:
+    """(RGB, colour name) of one object: its colour's, or per frame along its recolor cycle (hue-blended)."""
+    rgb = colors[obj["color"]]
+    cycles = obj.get("cycles") or {}
+    if "recolor" not in cycles:
+        return rgb, obj["color"]
+    st = keyframes(cycles["recolor"]["states"])
+    frames = np.array([s["frame"] for s in st], float)
+    a, u = _keyframe_segments(frames, T)
+    b = np.minimum(a + 1, len(st) - 1)
+    ca = np.stack([colors[st[k]["color"]] for k in a])
+    cb = np.stack([colors[st[k]["color"]] for k in b])
+    return hue_interpolate(ca, cb, u), [st[k]["color"] for k in shown_keyframe(frames, T)]
+
+
+def _light_intensity(scene: Mapping[str, Any], T: int) -> np.ndarray:
+    """The lamps' intensity per frame (1 when the scene has no light cycle)."""
+    lights = scene.get("lights")
+    if isinstance(lights, Mapping) and lights.get("states"):
+        return np.array([float(s["intensity"]) for s in lights["states"][:T]], float)
+    return np.ones(T)
+
+
 def frame_states(scene: Mapping[str, Any]) -> SceneStates:
     """Dense per-frame state of every object of a scene JSON (built or released); see the module doc."""
     T = scene_num_frames(scene, str(scene.get("scene_config_file", "<scene>")))
@@ -199,37 +236,14 @@ def frame_states(scene: Mapping[str, Any]) -> SceneStates:
         if "rotate" in cycles:
             st = cycles["rotate"]["states"]
             rotation[i] = np.array([float(s["rotation"][0]) for s in st[:T]], float)
-        base = sizes[obj["size"]]
-        scale[i] = base
-        size[i] = obj["size"]
-        if "resize" in cycles:
-            frames, names, values = resize_keys(
-                cycles["resize"]["states"], obj["size"], other_size(obj, sizes), sizes
-            )
-            a, u = _keyframe_segments(frames, T)
-            b = np.minimum(a + 1, len(frames) - 1)
-            scale[i] = values[a] + (values[b] - values[a]) * u
-            size[i] = [names[k] for k in shown_keyframe(frames, T)]
-        color_rgb[i] = colors[obj["color"]]
-        color[i] = obj["color"]
-        if "recolor" in cycles:
-            st = keyframes(cycles["recolor"]["states"])
-            frames = np.array([s["frame"] for s in st], float)
-            a, u = _keyframe_segments(frames, T)
-            b = np.minimum(a + 1, len(st) - 1)
-            ca = np.stack([colors[st[k]["color"]] for k in a])
-            cb = np.stack([colors[st[k]["color"]] for k in b])
-            color_rgb[i] = hue_interpolate(ca, cb, u)
-            color[i] = [st[k]["color"] for k in shown_keyframe(frames, T)]
+        scale[i], size[i] = _size_track(obj, sizes, T)
+        color_rgb[i], color[i] = _color_track(obj, colors, T)
         lift = rotate_lift(obj["mesh"], rotation[i]) if "rotate" in cycles else 1.0
         pos[i, :, 2] = scale[i] * lift
         periods = {k: int(v["period"]) for k, v in cycles.items()}
         cycles_out.append(periods)
         phase_out.append({k: (t % p) / p for k, p in periods.items()})
-    light = np.ones(T)
-    lights = scene.get("lights")
-    if isinstance(lights, Mapping) and lights.get("states"):
-        light = np.array([float(s["intensity"]) for s in lights["states"][:T]], float)
+    light = _light_intensity(scene, T)
     min_x, max_x = float(scene.get("min_x", -5.0)), float(scene.get("max_x", 5.0))
     min_y, max_y = float(scene.get("min_y", -5.0)), float(scene.get("max_y", 5.0))
     within = (pos[..., 0] >= min_x) & (pos[..., 0] <= max_x) & (pos[..., 1] >= min_y) & (pos[..., 1] <= max_y)

@@ -43,10 +43,16 @@ class Model:
 
     name: ClassVar[str] = "model"
     version: ClassVar[str] = "1"
+    #: the name results and reports show for this model (the `OUT/<name>/` folder, the results' model name);
+    #: None: the name the run asked for (`--model`)
+    display_name: Optional[str] = None
     #: the lmms-eval model this adapter corresponds to (e.g. "llava_vid", "qwen2_5_vl"): lmms-eval task folders
     #: pick their per-model prompts (`lmms_eval_specific_kwargs`) by it, as lmms-eval does for `--model NAME`
     lmms_eval_model: ClassVar[Optional[str]] = None
     capabilities: Capabilities = Capabilities()
+    #: True for baselines that answer from the task's side (random, prior, oracle): each request then
+    #: carries `hints` (the oracle answer, the prior key, a per-sample seed); False: `Request.hints` is empty
+    uses_hints: ClassVar[bool] = False
     #: requests the backend can work on at once; > 1 lets the evaluator call generate_iter from that many
     #: threads (each call thread-safe), whatever --batch_size is
     max_in_flight: int = 1

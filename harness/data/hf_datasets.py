@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from harness.errors import ConfigError, DataError
+from harness.files import write_atomic
 
 #: builder names `datasets` ships (lm-eval's `dataset_path: json` with `data_files`)
 PACKAGED = {"json", "csv", "parquet", "text", "arrow", "pandas", "imagefolder", "videofolder", "audiofolder"}
@@ -187,10 +188,7 @@ def _write_bytes(data: bytes, name: str, cache_dir: Optional[Path]) -> str:
     folder = media_dir(cache_dir) / digest[:2]
     path = folder / f"{digest}{suffix}"
     if not path.exists():
-        folder.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
+        write_atomic(path, data)
     return str(path)
 
 

@@ -87,6 +87,9 @@ def default_score(parsed: Parsed, target: Any, doc: dict) -> dict[str, Optional[
 class Task:
     """A configured task; `base_dir` is the folder of its YAML (templates and file hooks live there)."""
 
+    #: the task's YAML file (the runner sets it when it builds a registered task); None: only `base_dir` is known
+    config_path: Optional[Path] = None
+
     def __init__(self, config: TaskConfig, base_dir: Path, plugin: str = "", plugin_version: str = ""):
         self.config = config
         self.name = config.task
@@ -148,8 +151,12 @@ class Task:
             self._hooks[name] = load_hook(ref, self.base_dir, self._field(field_name)) if ref else None
         return self._hooks[name]
 
+    def where(self) -> str:
+        """"task 'NAME' (its YAML file, else its folder)": how messages name the task."""
+        return f"task '{self.name}' ({self.config_path or self.base_dir})"
+
     def _field(self, field_name: str) -> str:
-        return f"task '{self.name}' ({getattr(self, 'config_path', self.base_dir)}) field '{field_name}'"
+        return f"{self.where()} field '{field_name}'"
 
     def references(self) -> list[tuple[str, str]]:
         """(field, reference) for every hook reference of the config: its hooks, loader, process_docs, file

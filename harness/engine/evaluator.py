@@ -127,7 +127,7 @@ class Evaluator:
                 for p in m.content
             ]
         gen = {**task.generation_kwargs(), **self.cfg.gen_kwargs}
-        hints = self._hints(task, doc, inst.target) if getattr(self.model, "uses_hints", False) else {}
+        hints = self._hints(task, doc, inst.target) if self.model.uses_hints else {}
         inst.spec = spec
         inst.request = Request(messages, gen, spec, task.name, doc["doc_id"], hints)
         if key:

@@ -66,7 +66,7 @@ def fitting_tasks(state: PluginState, answer_types: frozenset[str]) -> list[str]
 
 def check_fit(state: PluginState, name: str, factory: Any, tasks: Sequence[Any]) -> None:
     """UnsuitableModelError (exit 2) when the model declares answer types and a task is of another type."""
-    answer_types = getattr(factory, "answer_types", None)
+    answer_types = factory.answer_types if isinstance(factory, type) else None  # a class declares it (Model)
     if answer_types is None:
         return
     for task in tasks:

@@ -124,7 +124,7 @@ def check_loaded(task: Task, docs: list[dict], split: Optional[str]) -> None:
         else ""
     )
     raise ConfigError(
-        f"task '{task.name}' ({getattr(task, 'config_path', task.base_dir)}): split '{split}'{where} loaded 0 rows"
+        f"{task.where()}: split '{split}'{where} loaded 0 rows"
         f"{why}; check --data, --split and the task's dataset options"
     )
 
@@ -146,7 +146,7 @@ def check_metric_names(task: Task, docs: list[dict]) -> None:
 
 def _metric_message(task: Task, missing: list[str], keys: set[str]) -> str:
     return (
-        f"task '{task.name}' ({getattr(task, 'config_path', task.base_dir)}): metric(s) "
+        f"{task.where()}: metric(s) "
         f"{', '.join(repr(m) for m in missing)} declared under `metrics:` but the score hook returns "
         f"{', '.join(sorted(keys)) or 'no keys'}; rename the metric to one of those keys"
     )
@@ -184,7 +184,7 @@ def _expand_reporting_broken(
 def model_family_names(model: Model, requested: str) -> tuple[str, ...]:
     """The names a task's per-model settings (lmms-eval's `lmms_eval_specific_kwargs`) may use for this model:
     the adapter's `lmms_eval_model` (the lmms-eval model it corresponds to), its name, the name asked for."""
-    names = (getattr(model, "lmms_eval_model", None), model.name, requested)
+    names = (model.lmms_eval_model, model.name, requested)
     return tuple(dict.fromkeys(n for n in names if n))
 
 
@@ -251,7 +251,7 @@ def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
         check_metric_names(task, all_docs)
         task_docs.append((task, _apply_limit(task, all_docs, cfg.limit)))
     model = load_model(state, cfg.model, cfg.model_args, tasks)
-    model_name = getattr(model, "display_name", None) or cfg.model
+    model_name = model.display_name or cfg.model
     for task in tasks:
         task.bind_run(model_family_names(model, cfg.model), lmms_output_path(cfg.output_path, cfg.cache_dir, model_name))
     judge = None
@@ -320,7 +320,7 @@ def assemble_results(
             "frames_overridden": cfg.frames is not None,
             "config": t.config.model_dump(mode="json"),
         }
-        if getattr(t, "release", None) is not None:  # fetched from the hub: which commit, which files
+        if t.release is not None:  # fetched from the hub: which commit, which files
             task_cfgs[t.name]["data_source"] = t.release.to_json()
     caps = model.capabilities
     return {
@@ -418,7 +418,7 @@ def rescore(
             candidate = path.parent / f"results_{m.group(1)}.json"
             if candidate.exists():
                 original = json.loads(candidate.read_text(encoding="utf-8"))
-        for rec in read_samples(path):
+        for rec in read_samples(path, required=("task", "doc", "target")):
             per_task.setdefault(rec["task"], []).append(rec)
     tasks = [build_task(state, name) for name in per_task]
     results = (

@@ -5,31 +5,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import tempfile
 from pathlib import Path
-from typing import Any
 
-from harness.api import Builder
+from harness.api import Builder, write_atomic
 from harness.hookspecs import hookimpl
 
 from ..layout import questions_file, split_dirs
 from .generate import answer_summary
 from .templates import FAMILIES
-
-
-def write_json_atomic(path: Path, data: Any) -> None:
-    """Write JSON through a temporary file in the same folder, so a killed run leaves no half file."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as f:
-            json.dump(data, f)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 class CyclistQuestionsBuilder(Builder):
@@ -121,7 +104,7 @@ def write_questions(result: dict, out: Path) -> list[Path]:
     (question_index stays unique across the files). Earlier `questions_*.json` files the run did not
     write are removed, so a folder never mixes two runs. Returns the files written."""
     if out.suffix.lower() == ".json":
-        write_json_atomic(out, result)
+        write_atomic(out, json.dumps(result))
         return [out]
     by_file: dict[str, list[dict]] = {}
     for q in result["questions"]:
@@ -129,7 +112,7 @@ def write_questions(result: dict, out: Path) -> list[Path]:
     written = []
     for name, questions in sorted(by_file.items()):
         info = dict(result["info"], template_file=name, num_questions_in_file=len(questions))
-        write_json_atomic(out / name, {"info": info, "questions": questions})
+        write_atomic(out / name, json.dumps({"info": info, "questions": questions}))
         written.append(out / name)
     for stale in sorted(out.glob("questions_*.json")):
         if stale.name not in by_file:
@@ -173,7 +156,7 @@ def write_ground_truth(scenes: Path, out: Path) -> None:
             records.append(scene_ground_truth(SceneState(scene, name)))
         except SceneSchemaError as exc:
             skipped.append({"scene": exc.scene, "field": exc.field, "error": exc.problem})
-    write_json_atomic(out, {"scenes": records, "skipped": skipped})
+    write_atomic(out, json.dumps({"scenes": records, "skipped": skipped}))
 
 
 @hookimpl
