@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
-from harness.config.index import FUNCTION_TAG
 from harness.config.schema import MetricConfig, TaskConfig
+from harness.config.yaml_files import FUNCTION_TAG
 from harness.contract.messages import Message, Response, TextPart, VideoPart
 from harness.data import hf_datasets as hf_data
 from harness.data.archives import is_unpacked
