@@ -19,6 +19,10 @@ def test_demo_builds_runs_baselines_and_summarises(tmp_path):
     assert "| cyclist_l1 | random |" in summary and "| cyclist_l1 | prior |" in summary
     results = sorted((out / "results").rglob("results_*.json"))
     assert {json.loads(p.read_text())["model"]["name"] for p in results} == {"oracle", "random", "prior"}
+    from datasets import load_dataset  # what lm-eval's EvaluationTracker reads results files with (Arrow)
+
+    for p in results:  # every benchmark's results file loads: no list mixes types anywhere in it
+        assert load_dataset("json", data_files=str(p), split="train", cache_dir=str(tmp_path / "ds"))["results"]
     # the same inputs give the same values in every results and samples file as the stored run did
     # (timestamps, git hash, versions and paths aside): refactors must not change what users get
     problems = check_against_golden("demo_outputs", output_digests(out))

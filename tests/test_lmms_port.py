@@ -82,7 +82,7 @@ def ported(tmp_path, colors_root, with_plugin, monkeypatch):
 
 def test_worked_example_runs_and_matches_lmms_eval_semantics(ported):
     folder, out = ported
-    res = out.results["results"]["colors_lmms"]
+    res = out.results["task_results"]["colors_lmms"]
     recs = read_samples(out.samples_paths["colors_lmms"])
     assert res["n_samples"] == 24 and res["n_errors"] == 0
     utils = _utils(folder)
@@ -101,7 +101,7 @@ def test_worked_example_runs_and_matches_lmms_eval_semantics(ported):
     assert first["prompt"].endswith(f"{first['doc']['question']} Answer with one word.")
     assert Path(first["media"][0]["path"]).is_absolute()
     # the tag runs as a group
-    assert out.results["groups"]["colors_lmms_all"]["tasks"] == ["colors_lmms"]
+    assert out.results["group_results"]["colors_lmms_all"]["tasks"] == ["colors_lmms"]
     # generation_kwargs with lm-eval's default stop sequence
     gen = out.results["config"]["tasks"]["colors_lmms"]["config"]["generation"]
     assert gen == {"max_new_tokens": 8, "temperature": 0.0, "do_sample": False, "until": ["\n\n"]}
@@ -127,8 +127,8 @@ def test_rescore_of_the_worked_example_reproduces_its_metrics(ported, tmp_path):
 
     folder, out = ported
     again = rescore([out.samples_paths["colors_lmms"]], [str(folder)], tmp_path / "re")
-    ours = out.results["results"]["colors_lmms"]["metrics"]
-    assert again.results["results"]["colors_lmms"]["metrics"] == ours
+    ours = out.results["task_results"]["colors_lmms"]["metrics"]
+    assert again.results["task_results"]["colors_lmms"]["metrics"] == ours
 
 
 def test_worked_example_through_the_cli(tmp_path, colors_root, plugin_site):
@@ -155,7 +155,7 @@ def test_worked_example_through_the_cli(tmp_path, colors_root, plugin_site):
     )
     assert proc.returncode == 0, proc.stderr
     results = json.loads(next((tmp_path / "o").rglob("results_*.json")).read_text())
-    assert results["results"]["colors_lmms"]["metrics"]["accuracy"]["value"] == 1.0
+    assert results["task_results"]["colors_lmms"]["metrics"]["accuracy"]["value"] == 1.0
 
 
 def test_unsupported_lmms_keys_are_config_errors_naming_the_field(tmp_path, colors_root):
@@ -191,7 +191,7 @@ def test_dataset_rows_keep_the_root_rule(tmp_path, colors_root, with_plugin, mon
         include_path=[str(folder)],
         progress=False,
     )
-    res = run(cfg, load_plugins(include_paths=[folder])).results["results"]["rows_lmms"]
+    res = run(cfg, load_plugins(include_paths=[folder])).results["task_results"]["rows_lmms"]
     assert res["n_errors"] == 1 and res["n_scored"] == 3
     assert res["metrics"]["exact_match"]["value"] == 1.0
 
@@ -231,7 +231,7 @@ def test_lmms_eval_itself_gives_the_same_values(ported, tmp_path):
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     theirs = json.loads(proc.stdout.strip().splitlines()[-1])
-    ours = out.results["results"]["colors_lmms"]["metrics"]
+    ours = out.results["task_results"]["colors_lmms"]["metrics"]
     assert theirs.keys() == {"accuracy", "family_balanced"}
     for k, v in theirs.items():
         assert ours[k]["value"] == pytest.approx(v, abs=1e-9)
@@ -259,7 +259,7 @@ def test_cluster_key_from_process_results(tmp_path, colors_root, with_plugin):
     out = _run_counting(tmp_path, folder, "clustered", data)
     recs = read_samples(out.samples_paths["clustered"])
     assert all(r["doc"]["clip"] == r["doc"]["video"] for r in recs)
-    m = out.results["results"]["clustered"]["metrics"]["acc"]
+    m = out.results["task_results"]["clustered"]["metrics"]["acc"]
     assert m["ci"][0] is not None and m["ci"][0] <= m["value"] <= m["ci"][1]
 
 
@@ -319,7 +319,7 @@ def test_registered_metric_without_process_results(tmp_path, colors_root, with_p
     )
     out = _run_counting(tmp_path, folder, "caps", data)
     recs = read_samples(out.samples_paths["caps"])
-    res = out.results["results"]["caps"]["metrics"]
+    res = out.results["task_results"]["caps"]["metrics"]
     preds = [r["raw"].strip() for r in recs]
     refs = [[r["target"]] for r in recs]
     assert res["rouge_l"]["value"] == pytest.approx(metrics.rouge_l(preds, refs), abs=1e-9)

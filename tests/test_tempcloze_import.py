@@ -118,7 +118,7 @@ def test_imported_results_equal_the_official_analysis_report(tmp_path):
     [results_path] = (out / "claude-x").glob("results_*.json")
     results = json.loads(results_path.read_text())
     validate_results(results)  # an ordinary results file
-    res = results["results"]["tempcloze_all"]
+    res = results["task_results"]["tempcloze_all"]
     got, want = as_official_report(res["tables"]), dict(OFFICIAL_REPORT)
     assert got.pop("error_source") == want.pop("error_source")
     assert got == pytest.approx(want)
@@ -161,11 +161,11 @@ def test_mixed_and_subset_files_import_into_their_tasks(tmp_path):
         (tmp_path / f"{name}.json").write_text(json.dumps(data))
         paths.append(tmp_path / f"{name}.json")
     out = _import(tmp_path, *paths)
-    mixed_res = json.loads(next((out / "gemini-2.5-pro").glob("results_*.json")).read_text())["results"]
+    mixed_res = json.loads(next((out / "gemini-2.5-pro").glob("results_*.json")).read_text())["task_results"]
     tb = mixed_res["tempcloze_mixed"]["tables"]["mixed"]
     assert tb["accuracy"] == 0.5 and tb["error_sources_by_dimension"]["chosen"]["P"]["count"] == 1
     seed = [json.loads(p.read_text()) for p in (out / "seed").glob("results_*.json")]
-    tasks = {t: r for s in seed for t, r in s["results"].items()}
+    tasks = {t: r for s in seed for t, r in s["task_results"].items()}
     assert sorted(tasks) == ["tempcloze_hard_frames12", "tempcloze_hard_frames8", "tempcloze_hard_reorder"]
     # frames: S answered B = GT (right), C answered B = Shuffle (wrong), at both densities
     assert tasks["tempcloze_hard_frames8"]["tables"]["per_dimension"]["S"]["accuracy"] == 1.0
@@ -195,7 +195,7 @@ def test_context_span_and_passk_files_import_into_their_tasks(tmp_path):
     tasks = {
         t: r
         for p in (out / "m").glob("results_*.json")
-        for t, r in json.loads(p.read_text())["results"].items()
+        for t, r in json.loads(p.read_text())["task_results"].items()
     }
     acc = {t: r["metrics"]["accuracy"]["value"] for t, r in tasks.items() if "accuracy" in r["metrics"]}
     assert acc["tempcloze_hard_beginning"] == 1.0 and acc["tempcloze_hard_end"] == 0.0

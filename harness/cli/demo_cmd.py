@@ -71,9 +71,9 @@ def main(argv: list[str], command: str = "demo") -> int:
                 print(f"skipping {model} on {builder_name}: {exc}", file=sys.stderr)
                 skipped.append(f"- `{model}` on {builder_name}: {exc}")
                 continue
-            for task, res in out.results["results"].items():
+            for task, res in out.results["task_results"].items():
                 m = res["metrics"][res["headline"]]
-                ci = m["ci"]
+                ci = m["ci"] or [None, None]
                 ci_text = f"[{ci[0]:.3f}, {ci[1]:.3f}]" if None not in ci else "-"
                 value = "-" if m["value"] is None else f"{m['value']:.3f}"
                 lines.append(

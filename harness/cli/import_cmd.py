@@ -18,7 +18,9 @@ from harness.engine.evaluator import score_record
 from harness.engine.runner import build_task, rescore
 from harness.errors import EXIT_USAGE, ConfigError
 from harness.plugins.loading import PluginState, load_plugins
+from harness.results.lm_eval_keys import lm_eval_config
 from harness.results.writer import (
+    RESULTS_SCHEMA_VERSION,
     atomic_write_text,
     dumps_results,
     git_hash,
@@ -27,6 +29,7 @@ from harness.results.writer import (
     timestamp,
     write_samples,
 )
+from harness.scoring.task_results import N_BOOTSTRAP
 
 
 def write_imported(run: ImportedRun, out: Path, state: PluginState, include_path: list[str]) -> Path:
@@ -60,14 +63,13 @@ def write_imported(run: ImportedRun, out: Path, state: PluginState, include_path
     # The model, task configs and provenance that --rescore carries over from the results file it finds
     # beside the samples; the numbers are then computed by rescore itself.
     draft = {
-        "schema_version": 1,
+        "schema_version": RESULTS_SCHEMA_VERSION,
         "harness_version": __version__,
         "created": stamp,
         "model": {"name": run.model, "identity": {"imported": run.provenance}, "capabilities": {}},
         "config": {
             "tasks": configs,
             "requested": list(run.tasks),
-            "model_args": {},
             "seed": 0,
             "limit": None,
             "batch_size": 1,
@@ -77,10 +79,11 @@ def write_imported(run: ImportedRun, out: Path, state: PluginState, include_path
             "package_versions": package_versions(),
             "git_hash": git_hash(),
             "world_size": 1,
+            **lm_eval_config(run.model, {}, None, N_BOOTSTRAP),
         },
         "imported_from": run.provenance,
-        "results": {},
-        "groups": {},
+        "task_results": {},
+        "group_results": {},
         "samples_files": {},
     }
     atomic_write_text(results_path, dumps_results(draft))

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from harness import __version__
+from harness.cache import default_cache_dir
 from harness.config.run import RunConfig
 from harness.config.schema import GroupConfig, parse_task_config
 from harness.contract.messages import TaskInfo
@@ -21,14 +22,16 @@ from harness.data.task import Parsed, Task
 from harness.engine import distributed
 from harness.engine.evaluator import Evaluator, Instance, score_record
 from harness.engine.fitting import per_clip_budget
-from harness.engine.judging import JudgeClient
+from harness.engine.judging import RULE_JUDGE, JudgeClient
 from harness.errors import ConfigError, UnknownNameError
 from harness.plugins.extras import missing_dependency
 from harness.plugins.loading import PluginState, load_plugins
 from harness.plugins.references import load_hook
 from harness.plugins.registry import Entry
-from harness.results.lm_eval_keys import add_lm_eval_keys, stderrs_of
+from harness.results.lm_eval_keys import add_lm_eval_keys, lm_eval_config, stderrs_of, task_hash
+from harness.results.upgrade import upgrade_results
 from harness.results.writer import (
+    RESULTS_SCHEMA_VERSION,
     atomic_write_text,
     dumps_results,
     git_hash,
@@ -39,7 +42,7 @@ from harness.results.writer import (
     write_samples,
 )
 from harness.scoring.completeness import mark_completeness
-from harness.scoring.task_results import aggregate_group, aggregate_task
+from harness.scoring.task_results import N_BOOTSTRAP, aggregate_group, aggregate_task
 
 log = logging.getLogger("harness.engine.runner")
 
@@ -52,6 +55,7 @@ class RunOutcome:
     results_path: Optional[Path] = None
     samples_paths: dict[str, Path] = field(default_factory=dict)
     stats: dict[str, int] = field(default_factory=dict)
+    records: dict[str, list[dict]] = field(default_factory=dict)  # task -> per-sample records (rank 0)
 
 
 def build_task(state: PluginState, name: str) -> Task:
@@ -193,7 +197,7 @@ def judge_entry(state: PluginState, name: str) -> Entry:
         return state.registry.get("judge", name)
     if state.registry.has("model", name):
         return state.registry.get("model", name)
-    known = set(state.registry.names("judge")) | set(state.registry.names("model"))
+    known = {RULE_JUDGE} | set(state.registry.names("judge")) | set(state.registry.names("model"))
     raise UnknownNameError("judge", name, known)
 
 
@@ -221,7 +225,7 @@ def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
     names, groups = _expand_reporting_broken(state, cfg.tasks)
     tasks = [build_task(state, n) for n in names]
     state.registry.get("model", cfg.model)  # names are cheap to check: an unknown one fails first
-    if cfg.judge:
+    if cfg.judge and cfg.judge != RULE_JUDGE:
         judge_entry(state, cfg.judge)
     # data before the model: a missing or malformed dataset stops the run before a large model loads
     loaded: dict[str, tuple[int, list[dict]]] = {}
@@ -238,7 +242,7 @@ def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
     model_name = getattr(model, "display_name", None) or cfg.model
     judge = None
     evaluator = Evaluator(cfg, model, tasks)
-    if cfg.judge:
+    if cfg.judge and cfg.judge != RULE_JUDGE:
         judge_model = load_judge(state, cfg.judge, cfg.judge_args)
         judge = JudgeClient(cfg.judge, judge_model, evaluator.responses)
         evaluator.judge = judge
@@ -270,9 +274,11 @@ def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
             results["incomplete_reasons"].append(reason)
     timing = {"start_time": start_time, "end_time": time.time()}
     n_original = {name: n for name, (n, _) in loaded.items()}
-    add_lm_eval_keys(results, stderrs_of(tasks, per_task), n_original, timing)
+    hashes = {name: task_hash(recs) for name, recs in per_task.items()}
+    add_lm_eval_keys(results, stderrs_of(tasks, per_task), n_original, timing, hashes)
     out = write_outputs(cfg, model_name, results, per_task)
     out.stats = evaluator.stats
+    out.records = per_task
     return out
 
 
@@ -306,7 +312,7 @@ def assemble_results(
         }
     caps = model.capabilities
     return {
-        "schema_version": 1,
+        "schema_version": RESULTS_SCHEMA_VERSION,
         "harness_version": __version__,
         "created": timestamp(),
         "model": {
@@ -323,7 +329,6 @@ def assemble_results(
         "config": {
             "tasks": task_cfgs,
             "requested": list(cfg.tasks),
-            "model_args": cfg.model_args,
             "seed": cfg.seed,
             "limit": cfg.limit,
             "batch_size": cfg.batch_size,
@@ -333,11 +338,17 @@ def assemble_results(
             "package_versions": package_versions(),
             "git_hash": git_hash(),
             "world_size": world,
+            **lm_eval_config(cfg.model, cfg.model_args, _cache_location(cfg), N_BOOTSTRAP),
         },
-        "results": task_results,
-        "groups": {g: _group_results(g, gc, groups, task_results) for g, gc in groups.items()},
+        "task_results": task_results,
+        "group_results": {g: _group_results(g, gc, groups, task_results) for g, gc in groups.items()},
         "samples_files": {},
     }
+
+
+def _cache_location(cfg: RunConfig) -> Optional[Path]:
+    """The response cache folder the run used (lm-eval's `use_cache`), None with --no_cache."""
+    return None if cfg.no_cache else (cfg.cache_dir or default_cache_dir())
 
 
 def _group_results(name: str, cfg: GroupConfig, groups: dict[str, GroupConfig], task_results: dict) -> dict:
@@ -381,11 +392,53 @@ def write_outputs(
     return out
 
 
+def _task_config_from_samples(task: Task, records: list[dict]) -> dict[str, Any]:
+    """config.tasks[task] for a rescore without its results file: the task's own config and frame spec,
+    and the frame spec digest the samples logged (what compare and leaderboard match runs on)."""
+    digests = {r.get("frame_spec") for r in records if r.get("frame_spec")}
+    spec = task.config.frames
+    return {
+        "version": task.config.version,
+        "plugin": task.plugin,
+        "plugin_version": task.plugin_version,
+        "frame_spec": spec.canonical(),
+        "effective_frame_spec": spec.canonical(),
+        "frame_spec_digest": digests.pop() if len(digests) == 1 else spec.digest(),
+        "frames_overridden": False,
+        "config": task.config.model_dump(mode="json"),
+    }
+
+
+def _rescore_base(original: Optional[dict], tasks: list[Task], per_task: dict[str, list[dict]], seed: int) -> dict:
+    """What a rescore keeps: the original results file (current schema), else what the samples tell."""
+    if original:
+        results = {k: v for k, v in original.items() if k != "upgraded_from_schema"}
+    else:
+        results = {
+            "schema_version": RESULTS_SCHEMA_VERSION,
+            "harness_version": __version__,
+            "model": {},
+            "config": {"seed": seed, "judge": None, **lm_eval_config("unknown", {}, None, N_BOOTSTRAP)},
+            "group_results": {},
+        }
+    results["config"] = dict(results.get("config") or {})
+    results["config"]["tasks"] = {
+        **{t.name: _task_config_from_samples(t, per_task[t.name]) for t in tasks},
+        **(results["config"].get("tasks") or {}),
+    }
+    results["task_results"] = {}
+    return results
+
+
 def rescore(
-    samples_files: list[Path], include_path: list[str], output_path: Optional[Path], seed: int = 0
+    samples_files: list[Path],
+    include_path: list[str],
+    output_path: Optional[Path],
+    seed: int = 0,
+    state: Optional[PluginState] = None,
 ) -> RunOutcome:
     """Recompute parsed answers, scores and metrics from samples files, with no model."""
-    state = load_plugins(include_path)
+    state = state or load_plugins(include_path)
     per_task: dict[str, list[dict]] = {}
     original: Optional[dict] = None
     for path in samples_files:
@@ -394,7 +447,7 @@ def rescore(
         if m and original is None:
             candidate = path.parent / f"results_{m.group(1)}.json"
             if candidate.exists():
-                original = json.loads(candidate.read_text(encoding="utf-8"))
+                original = upgrade_results(json.loads(candidate.read_text(encoding="utf-8")), str(candidate))
         for rec in read_samples(path):
             per_task.setdefault(rec["task"], []).append(rec)
     tasks = [build_task(state, name) for name in per_task]
@@ -404,29 +457,25 @@ def rescore(
                 continue
             rec["error"] = None
             score_record(t, rec)
-    results = (
-        dict(original)
-        if original
-        else {"schema_version": 1, "harness_version": __version__, "model": {}, "config": {}, "groups": {}}
-    )
-    seed = results.get("config", {}).get("seed", seed)
-    results["results"] = {}
+    results = _rescore_base(original, tasks, per_task, seed)
+    seed = results["config"].get("seed", seed)
     for t in tasks:
-        before = (original or {}).get("results", {}).get(t.name) or {}
+        before = (original or {}).get("task_results", {}).get(t.name) or {}
         dropped = [
             {"reason": r, "detail": ""} for r, n in (before.get("dropped") or {}).items() for _ in range(n)
         ]
         n_rows = before["n_rows"] - before.get("n_dropped", 0) if "n_rows" in before else None
         res = aggregate_task(t, per_task[t.name], seed, n_rows, dropped)
         res["dropped_examples"] = before.get("dropped_examples", [])
-        results["results"][t.name] = res
+        results["task_results"][t.name] = res
     mark_completeness(results, results.get("max_error_rate", 0.0))
     results["created"] = timestamp()
     results["rescored_from"] = [Path(p).name for p in samples_files]
     original_n = {k: v.get("original", 0) for k, v in (results.get("n-samples") or {}).items()}
-    add_lm_eval_keys(results, stderrs_of(tasks, per_task), original_n, None)
+    hashes = {name: task_hash(recs) for name, recs in per_task.items()}
+    add_lm_eval_keys(results, stderrs_of(tasks, per_task), original_n, None, hashes)
     results["samples_files"] = {}
-    out = RunOutcome(results=results)
+    out = RunOutcome(results=results, records=per_task)
     if output_path is not None:
         out.results_path = Path(output_path) / f"results_rescored_{results['created']}.json"
         atomic_write_text(out.results_path, dumps_results(results))

@@ -137,7 +137,7 @@ def compare_runs(
 ) -> Comparison:
     """Compare every metric of every shared task; gate each task's headline metric (or the `gate` names)."""
     thresholds = thresholds or {}
-    b_tasks, n_tasks = set(base["results"]), set(new["results"])
+    b_tasks, n_tasks = set(base["task_results"]), set(new["task_results"])
     shared = sorted(b_tasks & n_tasks)
     if tasks:
         shared = [t for t in shared if t in set(tasks)]

@@ -19,7 +19,7 @@ from typing import Any
 from harness.errors import OutputError
 
 SCHEMA_PATH = Path(__file__).parent / "schemas" / "results.schema.json"
-RESULTS_SCHEMA_VERSION = 1
+RESULTS_SCHEMA_VERSION = 2  # 2: lm-eval's `results`/`groups`; the harness's own under task_results/group_results
 _TRACKED_PACKAGES = (
     "video-harness",
     "numpy",
