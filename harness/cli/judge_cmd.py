@@ -15,6 +15,7 @@ from pathlib import Path
 from harness.cache import default_cache_dir
 from harness.cache.responses import ResponseCache
 from harness.config.run import parse_kv
+from harness.engine.judging import RULE_JUDGE
 from harness.errors import EXIT_OK, ConfigError
 from harness.plugins.loading import load_plugins
 from harness.plugins.references import load_hook
@@ -53,7 +54,7 @@ def main(argv: list[str], command: str = "judge-calibrate") -> int:
             f"task '{args.task}' ships no calibration sets (no metadata.calibration in its config)"
         )
     judge = None
-    if args.judge != "rule":
+    if args.judge != RULE_JUDGE:
         from harness.engine.judging import JudgeClient
         from harness.engine.runner import load_judge
 
