@@ -6,8 +6,17 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 TORCH_SPEC ?= torch==2.14.1 torchvision==0.29.1
 DEMO_OUT ?= demo_out
+# Peers' environments (docs/frames.md, docs/plugins.md): the decoder tests run again under the oldest PyAV the
+# core declares and, with the `lmms` extra (lmms-eval 0.7.3, which caps PyAV below 16), in lmms-eval's own
+# environment, where the lmms-eval comparisons run too. Each is a --target folder put first on PYTHONPATH in
+# front of the main venv, installed once and kept until setup.cfg changes.
+PEERS := $(VENV)/peers
+AV_OLDEST ?= 12.0.0
+DECODER_TESTS := tests/test_frames_decode.py tests/test_frames_writer.py tests/test_frames_cache.py tests/test_frames_sampler.py
+LMMS_TESTS := tests/test_lmms_eval_tasks.py tests/test_lmms_port.py tests/test_lmms_conventions.py
+PEER_PYTEST := $(PY) -m pytest -q -p no:cacheprovider
 
-.PHONY: setup-core setup demo test lint bench clean
+.PHONY: setup-core setup setup-peers demo test test-peers lint bench clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -22,22 +31,43 @@ $(VENV)/.all: $(VENV)/.core
 	$(PY) -m pip install -q -e ".[all,blender]"
 	touch $@
 
+$(PEERS)/av-oldest/.done: $(VENV)/.core
+	rm -rf $(@D)
+	$(PY) -m pip install -q --no-deps --only-binary=:all: --target $(@D) "av==$(AV_OLDEST)"
+	touch $@
+
+$(PEERS)/lmms/.done: $(VENV)/.all setup.cfg
+	rm -rf $(@D) && mkdir -p $(@D)
+	$(PY) -c "import configparser as c; p = c.ConfigParser(); p.read('setup.cfg'); \
+		print(p['options.extras_require']['lmms'].strip())" > $(PEERS)/lmms-requirements.txt
+	$(PY) -m pip install -q --no-deps --only-binary=:all: --target $(@D) -r $(PEERS)/lmms-requirements.txt
+	touch $@
+
 setup-core: $(VENV)/.core
 setup: $(VENV)/.all
+setup-peers: $(PEERS)/av-oldest/.done $(PEERS)/lmms/.done
 
 demo: setup-core
 	$(PY) -m harness demo --out $(DEMO_OUT)
 
 test: setup
 	@# CI only: headless Chromium for the report's HTML test, and FFmpeg's shared libraries for torchcodec
-	@# (transformers serve decodes video with it); each test skips where its piece is missing
+	@# (transformers serve decodes video with it; the `ffmpeg` package brings every library torchcodec loads,
+	@# libavdevice and libavfilter included); each test skips where its piece is missing
 	@if [ -n "$$CI" ] && command -v apt-get >/dev/null 2>&1; then \
 		need=""; command -v chromium >/dev/null 2>&1 || need="chromium"; \
-		ldconfig -p | grep -q libavcodec || need="$$need ffmpeg"; \
+		ldconfig -p | grep -q libavdevice || need="$$need ffmpeg"; \
 		if [ -n "$$need" ]; then (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$need >/dev/null) \
-			|| echo "could not install$$need: the tests that need them will skip"; fi; fi
+			|| echo "could not install$$need: the tests that need them will skip"; fi; \
+		$(PY) -c "from transformers.utils.import_utils import is_torchcodec_usable as u; \
+			print('torchcodec can decode video:', u(decode='video'))" || true; fi
 	$(PY) -m ruff check .
 	$(PY) -m pytest -q -p no:cacheprovider
+	$(MAKE) --no-print-directory test-peers
+
+test-peers: setup setup-peers
+	PYTHONPATH=$(PEERS)/av-oldest $(PEER_PYTEST) $(DECODER_TESTS)
+	PYTHONPATH=$(PEERS)/lmms $(PEER_PYTEST) $(DECODER_TESTS) $(LMMS_TESTS)
 
 bench: setup
 	$(PY) -m bench

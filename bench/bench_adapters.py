@@ -79,7 +79,7 @@ def bench_hf(fast: bool) -> list[dict]:
     import torch
 
     from models.hf import tiny
-    from models.hf.presets import LlavaOnevision7B
+    from models.hf.presets import PRESETS
 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # CPU time == compute time of this call; no intra-op threads to add up
@@ -87,7 +87,7 @@ def bench_hf(fast: bool) -> list[dict]:
     try:
         with tempfile.TemporaryDirectory() as tmp:
             path = tiny.build_llava_onevision(os.path.join(tmp, "ov"))
-            model = LlavaOnevision7B(pretrained=str(path), dtype="float32", device_map="cpu")
+            model = PRESETS["llava_onevision_7b"](pretrained=str(path), dtype="float32", device_map="cpu")
             requests = _requests(4, new_tokens)
             model.generate(requests)  # warm-up
             generate, adapter = split_adapter_time(model, requests, repeats)

@@ -219,13 +219,13 @@ def bench_overlap_hf(fast: bool) -> dict:
     import torch
 
     from models.hf import tiny
-    from models.hf.presets import LlavaOnevision7B
+    from models.hf.presets import PRESETS
 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            model = LlavaOnevision7B(
+            model = PRESETS["llava_onevision_7b"](
                 pretrained=str(tiny.build_llava_onevision(os.path.join(tmp, "ov"))),
                 dtype="float32",
                 device_map="cpu",

@@ -22,11 +22,22 @@ from harness.contract.messages import (
     label_text,
 )
 from harness.contract.model import Model, PartialGeneration, Result
+from harness.data.hub import checkpoint_kwargs
 from harness.data.media import Segment, VideoRef, media_identity
 from harness.data.task import DroppedRow, MediaPathError, Parsed, Task, read_jsonl_rows, safe_media_path
-from harness.errors import ConfigError, DataError, HarnessError, UnknownNameError
+from harness.errors import (
+    ConfigError,
+    DataError,
+    HarnessError,
+    ModelArgsError,
+    ModelLoadError,
+    UnknownNameError,
+    UnsuitableModelError,
+)
+from harness.files import atomic_path, write_atomic
 from harness.frames.spec import FrameSpec
 from harness.hookspecs import hookimpl
+from harness.results.writer import SamplesFileError, iter_samples, read_samples
 
 
 def registry(include_paths: tuple = ()):
@@ -54,25 +65,34 @@ __all__ = [
     "Message",
     "MetricConfig",
     "Model",
+    "ModelArgsError",
+    "ModelLoadError",
     "Parsed",
     "PartialGeneration",
     "Part",
     "Request",
     "Response",
     "Result",
+    "SamplesFileError",
     "Segment",
     "Task",
     "TaskConfig",
     "TaskInfo",
     "TextPart",
     "UnknownNameError",
+    "UnsuitableModelError",
     "VideoPart",
     "VideoRef",
+    "atomic_path",
+    "checkpoint_kwargs",
     "file_sha256",
     "hookimpl",
+    "iter_samples",
     "label_text",
     "media_identity",
     "parse_kv",
     "read_jsonl_rows",
+    "read_samples",
     "safe_media_path",
+    "write_atomic",
 ]

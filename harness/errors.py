@@ -57,6 +57,28 @@ class DataError(ConfigError):
     """A dataset is missing or malformed as a whole (not a single sample)."""
 
 
+class ModelArgsError(ConfigError, ValueError):
+    """A `--model_args` (or `--judge_args`) key or value that a model adapter does not accept (exit 2).
+
+    Also a ValueError, so code that builds adapters directly and catches ValueError keeps working."""
+
+
+class UnsuitableModelError(ConfigError):
+    """A model that cannot work on a task, refused before any model call (exit 2): it cannot answer the
+    task's answer type (`TaskConfig.answer_type`), or the task's data lacks what it needs (`prior` without
+    training rows, `random` without an answer space). `task` names the task refused, when there is one."""
+
+    def __init__(self, message: str, task: str | None = None):
+        super().__init__(message)
+        self.task = task
+
+
+class ModelLoadError(HarnessError):
+    """A model (or judge) could not be loaded: its checkpoint is missing, unreachable or unreadable."""
+
+    exit_code = EXIT_RUNTIME
+
+
 class StrictModeError(HarnessError):
     """A per-sample error under --strict."""
 

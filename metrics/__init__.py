@@ -1,7 +1,8 @@
 """Pure metric functions for the harness: numpy (and pycocotools) in, numbers out.
 
-This package imports nothing else of the project. Each public name below is also registered with the
-plugin registry (metrics.plugin) and available as a local `evaluate` module (metrics/evaluate_modules).
+This package imports nothing else of the project. The metrics registered with the plugin registry
+(metrics.plugin) and loadable as local `evaluate` modules (metrics/evaluate_modules) are the rows of one
+table, metrics/table.py.
 """
 
 from metrics.answers import INDEFINITE, accuracy, is_indefinite, mae

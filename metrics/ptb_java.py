@@ -30,10 +30,16 @@ _LINE_BREAKS = str.maketrans({c: " " for c in "\n\r\x0b\x0c\x85\u2028\u2029"})
 
 @lru_cache(maxsize=1)
 def java_available() -> bool:
-    """True when the `java` executable and pycocoevalcap (with its CoreNLP jar) are both installed."""
+    """True when the `java` executable and pycocoevalcap (with its CoreNLP jar) are both installed.
+
+    pycocoevalcap is not part of the core install (it is in the `test` extra): without it the caption metrics
+    use the Python port even where Java is present, and results record which tokenizer ran."""
     if shutil.which("java") is None:
         return False
-    spec = importlib.util.find_spec("pycocoevalcap.tokenizer.ptbtokenizer")
+    try:  # a dotted find_spec imports the parents: a missing pycocoevalcap raises instead of returning None
+        spec = importlib.util.find_spec("pycocoevalcap.tokenizer.ptbtokenizer")
+    except ImportError:
+        return False
     if spec is None or spec.origin is None:
         return False
     return os.path.exists(os.path.join(os.path.dirname(spec.origin), "stanford-corenlp-3.4.1.jar"))

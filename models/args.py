@@ -1,12 +1,15 @@
 """Typed reading of `--model_args` values, which arrive from the command line as strings.
 
 Adapters accept both real Python values (from code or YAML) and their string forms ("true", "80", "none"),
-and every error names the argument and the model so a user knows which flag to fix.
+and every error names the argument and the model so a user knows which flag to fix: a ModelArgsError (a
+ConfigError, exit 2 on the command line, and a ValueError for code that catches that).
 """
 
 from __future__ import annotations
 
 from typing import Any, Optional
+
+from harness.api import ModelArgsError
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
@@ -22,7 +25,7 @@ def as_bool(value: Any, name: str, model: str) -> bool:
         return True
     if text in _FALSE:
         return False
-    raise ValueError(f"model '{model}': argument {name}={value!r} is not a boolean; use true or false")
+    raise ModelArgsError(f"model '{model}': argument {name}={value!r} is not a boolean; use true or false")
 
 
 def as_int(value: Any, name: str, model: str, minimum: Optional[int] = None) -> Optional[int]:
@@ -32,9 +35,9 @@ def as_int(value: Any, name: str, model: str, minimum: Optional[int] = None) -> 
     try:
         number = int(value)
     except (TypeError, ValueError):
-        raise ValueError(f"model '{model}': argument {name}={value!r} is not an integer") from None
+        raise ModelArgsError(f"model '{model}': argument {name}={value!r} is not an integer") from None
     if minimum is not None and number < minimum:
-        raise ValueError(f"model '{model}': argument {name}={number} must be at least {minimum}")
+        raise ModelArgsError(f"model '{model}': argument {name}={number} must be at least {minimum}")
     return number
 
 
@@ -45,9 +48,9 @@ def as_float(value: Any, name: str, model: str, minimum: Optional[float] = None)
     try:
         number = float(value)
     except (TypeError, ValueError):
-        raise ValueError(f"model '{model}': argument {name}={value!r} is not a number") from None
+        raise ModelArgsError(f"model '{model}': argument {name}={value!r} is not a number") from None
     if minimum is not None and number < minimum:
-        raise ValueError(f"model '{model}': argument {name}={number} must be at least {minimum}")
+        raise ModelArgsError(f"model '{model}': argument {name}={number} must be at least {minimum}")
     return number
 
 

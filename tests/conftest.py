@@ -39,6 +39,15 @@ def with_plugin(plugin_site, monkeypatch):
     return plugin_site
 
 
+@pytest.fixture
+def evaluate_offline(monkeypatch, tmp_path):
+    """The `evaluate` package with the hubs switched off and a private HF home (skips where it is missing)."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    return pytest.importorskip("evaluate")
+
+
 @pytest.fixture(scope="session")
 def colors_root(tmp_path_factory) -> Path:
     """A data root whose `colors/` folder holds the test plugin's dataset."""
@@ -92,3 +101,30 @@ def figures(monkeypatch) -> list:
 
     monkeypatch.setattr(plots, "_png", capture)
     return captured
+
+
+_HIDE_PACKAGES = '''
+import sys
+from importlib.abc import MetaPathFinder
+
+class _NotInstalled(MetaPathFinder):
+    """Acts as if these packages were not installed (written by tests/conftest.py `without_packages`)."""
+    BLOCKED = set({blocked!r})
+
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in self.BLOCKED:
+            raise ModuleNotFoundError(f"No module named {{name!r}}", name=name)
+        return None
+
+sys.meta_path.insert(0, _NotInstalled())
+'''
+
+
+def without_packages(env: dict[str, str], folder: Path, *packages: str) -> dict[str, str]:
+    """`env` for a subprocess in which `packages` cannot be imported (a sitecustomize in `folder`, put first
+    on PYTHONPATH, installs a meta-path blocker), as in an install without the extra that provides them."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "sitecustomize.py").write_text(_HIDE_PACKAGES.format(blocked=sorted(packages)))
+    env = dict(env)
+    env["PYTHONPATH"] = os.pathsep.join([str(folder), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    return env

@@ -15,7 +15,7 @@ from harness.config.run import RunConfig
 from harness.engine.runner import load_judge, run
 from harness.errors import ConfigError, UnknownNameError
 from harness.plugins.loading import load_plugins
-from harness.scoring.aggregations import Aggregator, aggregate_items, resolve_aggregation
+from harness.scoring.aggregations import Aggregator, aggregate_with_note, resolve_aggregation
 
 CAPTIONS = [
     ("v0", ["a red square moves left", "a red box slides to the left"]),
@@ -166,9 +166,9 @@ def test_corpus_ci_resamples_clusters_not_items():
     agg = Aggregator("first", _count_items, corpus=True)
     items = [["a", ["a"]], ["b", ["x"]]] * 10
     clusters = [i // 2 for i in range(20)]
-    value, lo, hi = aggregate_items(agg, items, clusters, seed=0)
+    value, lo, hi, _ = aggregate_with_note(agg, items, clusters, seed=0)
     assert value == lo == hi == 0.5
-    _, lo_items, hi_items = aggregate_items(agg, items, list(range(20)), seed=0)
+    _, lo_items, hi_items, _ = aggregate_with_note(agg, items, list(range(20)), seed=0)
     assert hi_items - lo_items > 0.2
 
 

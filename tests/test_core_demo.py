@@ -1,24 +1,79 @@
-"""The embedded default: `python -m harness demo` builds tiny datasets offline and runs the baselines."""
+"""The embedded default: `python -m harness demo` builds tiny datasets offline and runs the baselines, in an
+environment like a core install (`make demo`): every optional extra's packages hidden, and a `java` on the
+PATH (the case where the caption metrics once reached for pycocoevalcap, which only the `test` extra has)."""
 
 from __future__ import annotations
 
+import configparser
 import json
+import re
+from importlib import metadata
+from pathlib import Path
 
 from golden_outputs import check_against_golden, output_digests
 
-from conftest import harness_env, run_harness
+from conftest import REPO, harness_env, run_harness, without_packages
 
 
-def test_demo_builds_runs_baselines_and_summarises(tmp_path):
+def _norm(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def extras_modules() -> list[str]:
+    """Top-level modules, installed here, of the packages that only setup.cfg's extras require."""
+    cfg = configparser.RawConfigParser()
+    cfg.read(REPO / "setup.cfg")
+
+    def names(text: str) -> set[str]:
+        return {_norm(m.group(0)) for line in text.splitlines() if (m := re.match(r"\s*([A-Za-z0-9][\w.-]*)", line))}
+
+    extra = set().union(*(names(v) for v in cfg["options.extras_require"].values()))
+    only_extra = extra - names(cfg["options"]["install_requires"])
+    return sorted(m for m, dists in metadata.packages_distributions().items() if only_extra & {_norm(d) for d in dists})
+
+
+def core_install_env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    """harness_env with every extra's packages hidden and a stub `java` first on the PATH."""
+    env = without_packages(harness_env(None), tmp_path / "site", *extras_modules())
+    env.pop("HARNESS_PTB_TOKENIZER", None)
+    env.update(extra)
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "java").write_text("#!/bin/sh\nexit 0\n")
+    (tmp_path / "bin" / "java").chmod(0o755)
+    env["PATH"] = f"{tmp_path / 'bin'}:{env['PATH']}"
+    return env
+
+
+def _rows(summary: str) -> list[list[str]]:
+    lines = [line for line in summary.splitlines() if line.startswith("| ") and "---" not in line]
+    return [[c.strip() for c in line.strip("|").split(" | ")] for line in lines[1:]]
+
+
+def test_demo_fills_every_row_in_a_core_install(tmp_path):
+    assert {"torch", "transformers", "pycocoevalcap", "openai"} <= set(extras_modules())
     out = tmp_path / "demo"
-    r = run_harness(["demo", "--out", str(out)], harness_env(None), timeout=600)
+    r = run_harness(["demo", "--out", str(out)], core_install_env(tmp_path), timeout=900)
     assert r.returncode == 0, r.stderr
     summary = (out / "summary.md").read_text()
-    oracle_rows = [line for line in summary.splitlines() if "| oracle |" in line]
-    assert oracle_rows and all("| 1.000 |" in line for line in oracle_rows), summary
-    assert "| cyclist_l1 | random |" in summary and "| cyclist_l1 | prior |" in summary
+    rows = _rows(summary)
+    assert "Problems" not in summary
+    for _, task, model, _, value, _, _ in rows:
+        assert value, (task, model)
+        if model == "oracle":
+            assert value == "1.000", (task, value)  # every pipeline scores 100 %, the RVTBench text tasks too
+    pairs = {(row[1], row[2]) for row in rows}
+    tasks = {row[1] for row in rows}
+    assert len(pairs) == len(rows) == 3 * len(tasks) >= 24, "one row per (task, model), none missing"
+    prior = {row[1]: row[4] for row in rows if row[2] == "prior"}
+    assert prior["cyclist_l1"][0].isdigit()
+    assert all(prior[t].startswith("not run: ") and "no training split" in prior[t] for t in prior if "rvtbench" in t)
+    assert all(prior[t].startswith("not run: ") and "'train'" in prior[t] for t in prior if "tempcloze" in t)
     results = sorted((out / "results").rglob("results_*.json"))
     assert {json.loads(p.read_text())["model"]["name"] for p in results} == {"oracle", "random", "prior"}
+    assert all(json.loads(p.read_text())["complete"] for p in results)
+    vqa = [json.loads(p.read_text())["task_results"].get("rvtbench_vqa") for p in results]
+    assert {v["tables"]["tokenizer"] for v in vqa if v} == {"metrics.ptb_tokenizer (Python port of the PTBTokenizer)"}
+
     from datasets import load_dataset  # what lm-eval's EvaluationTracker reads results files with (Arrow)
 
     for p in results:  # every benchmark's results file loads: no list mixes types anywhere in it
@@ -27,3 +82,17 @@ def test_demo_builds_runs_baselines_and_summarises(tmp_path):
     # (timestamps, git hash, versions and paths aside): refactors must not change what users get
     problems = check_against_golden("demo_outputs", output_digests(out))
     assert not problems, "demo outputs changed (HARNESS_UPDATE_GOLDEN=1 if meant):\n" + "\n".join(problems)
+
+
+def test_an_incomplete_demo_run_fails_the_demo_and_says_why(tmp_path):
+    # Java forced but pycocoevalcap missing: the RVTBench text tasks cannot be scored, every sample an error
+    env = core_install_env(tmp_path, HARNESS_PTB_TOKENIZER="java")
+    out = tmp_path / "demo"
+    r = run_harness(["demo", "--out", str(out), "--models", "oracle", "--limit", "3"], env, timeout=900)
+    assert r.returncode == 5, r.stderr
+    summary = (out / "summary.md").read_text()
+    rows = {row[1]: row[4] for row in _rows(summary)}
+    assert rows["rvtbench_vqa"] == "no value: no sample was scored (3 errors)"
+    assert rows["cyclist_l1"] == "1.000"
+    assert "Problems (the demo exits 5):" in summary
+    assert "task 'rvtbench_vqa' scored nothing: all 3 samples are errors" in r.stderr

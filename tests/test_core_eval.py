@@ -8,10 +8,13 @@ import shutil
 import pytest
 
 from conftest import PLUGIN_PKG
+from harness.api import Capabilities, Model, Response
 from harness.config.run import RunConfig
-from harness.engine.runner import rescore, run
+from harness.engine.rescoring import rescore
+from harness.engine.runner import run
 from harness.errors import StrictModeError
 from harness.plugins.loading import load_plugins
+from harness.plugins.registry import Entry
 from harness.results.lm_eval_keys import TIMING_KEYS
 from harness.results.writer import read_samples, validate_results
 
@@ -62,6 +65,40 @@ def test_frame_indices_of_a_real_budget_are_logged(tmp_path, colors_root, state)
     rec = read_samples(out.samples_paths["colors_qa"])[0]
     assert rec["media"][0]["indices"] == [0, 3, 7, 10, 13, 16, 20, 23]  # uniform 8 of 24, both ends
     assert all(line.split()[-1] == "8" for line in (tmp_path / "calls.log").read_text().splitlines())
+
+
+class _Named(Model):
+    """A model that declares a display name and asks for hints: it answers the oracle's answer."""
+
+    name = "named"
+    display_name = "Named Model 1"
+    uses_hints = True
+    capabilities = Capabilities(video=True, multi_video=True, images=True, max_frames=1)
+
+    def generate(self, requests):
+        return [Response(text=str(r.hints["oracle_answer"])) for r in requests]
+
+
+class _Plain(_Named):
+    """The same without the declarations: the --model name, and requests without hints."""
+
+    name = "plain"
+    display_name = None
+    uses_hints = False
+
+    def generate(self, requests):
+        assert all(r.hints == {} for r in requests)
+        return [Response(text="red") for _ in requests]
+
+
+def test_the_declared_model_attributes_name_the_results_and_pass_hints(tmp_path, colors_root, state):
+    state.registry.add(Entry("model", "named", _Named))
+    state.registry.add(Entry("model", "plain", _Plain))
+    out = run(_cfg(tmp_path, colors_root, model="named"), state)
+    assert out.results["model"]["name"] == "Named Model 1" and out.results_path.parent.name == "Named_Model_1"
+    assert out.results["task_results"]["colors_qa"]["metrics"]["accuracy"]["value"] == 1.0  # the hints arrived
+    plain = run(_cfg(tmp_path, colors_root, model="plain"), state)
+    assert plain.results["model"]["name"] == "plain" and plain.results_path.parent.name == "plain"
 
 
 def test_random_and_prior_baselines(tmp_path, colors_root, state):

@@ -159,13 +159,13 @@ def test_cli_build_shards_merge_to_single_build_and_refuse_other_config(tmp_path
     for k in range(2):
         builder, args = _args(tmp_path / "merged", *common, "--shard", f"{k}/2")
         assert builder.run(args) == 0
-    single = sorted((tmp_path / "single" / "scenes").iterdir())
-    merged = sorted((tmp_path / "merged" / "scenes").iterdir())
+    single = sorted((tmp_path / "single" / "scenes" / "bicycle" / "test").iterdir())
+    merged = sorted((tmp_path / "merged" / "scenes" / "bicycle" / "test").iterdir())
     assert [p.name for p in single] == [p.name for p in merged]
     assert all(a.read_bytes() == b.read_bytes() for a, b in zip(single, merged, strict=False))
-    manifest = json.loads((tmp_path / "merged" / "manifest.json").read_text())
+    manifest = json.loads((tmp_path / "merged" / "build" / "bicycle" / "test" / "manifest.json").read_text())
     assert manifest["counts"]["scenes"] == 5
-    assert len(list((tmp_path / "merged" / "videos").glob("*.mp4"))) == 5
+    assert len(list((tmp_path / "merged" / "videos" / "bicycle" / "test").glob("*.mp4"))) == 5
     builder, args = _args(tmp_path / "single", *common[:-2], "--size", "96x54")
     with pytest.raises(ValueError, match="another configuration"):
         builder.run(args)
@@ -173,10 +173,12 @@ def test_cli_build_shards_merge_to_single_build_and_refuse_other_config(tmp_path
 
 def test_demo_builds_tiny_l1(tmp_path):
     (ds,) = CyclistBuilder().demo(tmp_path)
-    for split in ("test", "train"):  # the train split feeds the `prior` baseline
-        assert len(list((ds.data_dir / "scenes").glob(f"{split}_*.json"))) == 6
-        assert (ds.data_dir / "questions" / f"{split}.json").exists()
-    assert len(list((ds.data_dir / "masks").glob("*.json"))) == 12
+    for split in ("test", "train"):  # the train split feeds the `prior` baseline; the release's layout
+        assert len(list((ds.data_dir / "scenes" / "unicycle" / split).glob(f"{split}_*_config.json"))) == 6
+        assert len(list((ds.data_dir / "videos" / "unicycle" / split).glob(f"{split}_*.mp4"))) == 6
+        assert len(list((ds.data_dir / "masks" / "unicycle" / split).glob("*.json"))) == 6
+        questions = sorted((ds.data_dir / "questions" / "unicycle" / split).glob("questions_*.json"))
+        assert "questions_numeric_counting.json" in [p.name for p in questions] and len(questions) >= 10
     assert ds.tasks == ["cyclist_l1", "cyclist_caption_l1"]
 
 
@@ -184,3 +186,74 @@ def test_run_build_streams_without_renderer(tmp_path):
     job = BuildJob(tmp_path, SceneSettings(number_of_frames=32), Composition("L2"), "val", 4, 0, None)
     manifest = run_build(job, progress=False)
     assert manifest["counts"]["scenes"] == 4 and not (tmp_path / "videos").exists()
+    assert len(list((tmp_path / "scenes" / "unicycle_cluttered" / "val").glob("val_*_config.json"))) == 4
+
+
+def test_a_folder_with_an_earlier_one_tier_build_is_refused(tmp_path):
+    (tmp_path / "build_config.json").write_text("{}")
+    job = BuildJob(tmp_path, SceneSettings(number_of_frames=32), Composition("L1"), "test", 1, 0, None)
+    with pytest.raises(ValueError, match="earlier one-tier layout.*new --out"):
+        run_build(job, progress=False)
+
+
+def test_builder_and_task_read_one_vocabulary():
+    """Issue 28: the CycliST vocabulary is one data file (tasks/cyclist/vocabulary.json) that the task and
+    the builder both read; the builder's release spellings and plan order are derived from or checked
+    against it."""
+    from builders.cyclist import constants
+    from builders.cyclist.questions import state as engine
+    from builders.cyclist.settings import TIERS as BUILD_TIERS
+    from tasks.cyclist import vocab
+
+    assert constants.VOCABULARY_FILE.resolve() == vocab.VOCABULARY_FILE.resolve()
+    assert constants.COLORS == vocab.COLORS == engine.COLORS == tuple(constants.COLORS_255)
+    assert constants.SIZE_NAMES == vocab.SIZES == engine.SIZES
+    assert constants.SHAPES == vocab.SHAPES and constants.MESHES == ("Cone", "Cube", "Cylinder", "Sphere")
+    assert constants.MATERIAL_NAMES == vocab.MATERIALS and constants.MATERIALS == ("Metal", "Rubber")
+    assert (
+        constants.MATERIAL_ALIASES == vocab.MATERIAL_ALIASES and vocab.MATERIAL_ALIASES["mymetal"] == "metal"
+    )
+    assert set(constants.CYCLE_TYPES) == set(vocab.CYCLES) and constants.RELATIONS == vocab.RELATIONS
+    assert {k: (t.folder, t.title) for k, t in BUILD_TIERS.items()} == vocab.TIERS
+
+
+def test_one_decoder_reads_named_and_factor_resize_keys_and_release_frame_counts():
+    """builders.cyclist.state decodes per-frame state for the renderer and the question engine alike:
+    resize keys given as sizes or as the release's factors (repeated frames: the last), and scenes with
+    fps x duration only."""
+    from builders.cyclist.questions.sample_scenes import make_scene
+    from builders.cyclist.questions.state import SceneState
+    from builders.cyclist.state import frame_states
+
+    scene = make_scene(
+        [{"mesh": "Cube", "size": "small", "cycles": {"resize": {"period": 80}}}], duration=5.0
+    )
+    scene.pop("number_of_frames", None)
+    named = json.loads(json.dumps(scene))
+    factor_states = named["objects"][0]["cycles"]["resize"]["states"]
+    sizes, running = [], 1.0
+    for s in factor_states:
+        running *= s["factor"]
+        sizes.append("small" if abs(running - 1.0) < 1e-6 else "large")
+    named["objects"][0]["cycles"]["resize"]["states"] = [
+        {"frame": s["frame"], "size": z} for s, z in zip(factor_states, sizes, strict=True)
+    ] + [{"frame": factor_states[-1]["frame"], "size": sizes[-1]}]  # a repeated key frame
+    for sc in (scene, named):
+        ours, theirs = SceneState(sc, "s"), frame_states(sc)
+        assert ours.num_frames == theirs.num_frames == 160
+        assert (np.array(["small", "large"])[ours.size_codes] == theirs.size.astype(str)).all()
+        assert set(theirs.size[0]) == {"small", "large"} and theirs.scale[0].max() == 0.5
+
+
+def test_rvtbench_reads_every_tier_of_a_build_with_distinct_video_ids(tmp_path):
+    """`build rvtbench --from-synthetic DIR` on a root holding two tiers: every rendered scene, no two
+    with one video id (each tier's scenes are named test_0, test_1, ...)."""
+    from builders.rvtbench.synthetic import scene_paths
+
+    for tier in ("L1", "L3"):
+        builder, args = _args(
+            tmp_path, "--tier", tier, "--num-scenes", "2", "--frames", "8", "--size", "32x18"
+        )
+        assert builder.run(args) == 0
+    stems = [stem for stem, *_ in scene_paths(tmp_path)]
+    assert sorted(stems) == ["bicycle_test_0", "bicycle_test_1", "unicycle_test_0", "unicycle_test_1"]

@@ -17,7 +17,7 @@ def _build(out, workers):
     args = parser.parse_args([*flags, "--workers", str(workers), "--out", str(out), "--no-progress"])
     assert builder.run(args) == 0
     return {
-        kind: {p.name: p.read_bytes() for p in sorted((out / kind).iterdir())}
+        kind: {p.name: p.read_bytes() for p in sorted((out / kind / "bicycle" / "test").iterdir())}
         for kind in ("scenes", "masks", "videos")
     }
 
@@ -36,7 +36,10 @@ def test_two_workers_build_byte_identical_scenes_and_masks(tmp_path):
         stacks = [decode_rle(obj["segmentations"]) for obj in masks["objects"]]
         assert stacks and all(m.shape == (16, 36, 64) for m in stacks)
         assert any(m.any() for m in stacks), masks["scene"]
-    manifests = [json.loads((tmp_path / n / "manifest.json").read_text()) for n in ("one", "two")]
+    manifests = [
+        json.loads((tmp_path / n / "build" / "bicycle" / "test" / "manifest.json").read_text())
+        for n in ("one", "two")
+    ]
     assert manifests[0] == manifests[1]
     # the encoder is deterministic too (libx264 without --non-deterministic), so the videos match as well
     assert one["videos"] == two["videos"] and len(one["videos"]) == 6

@@ -268,7 +268,8 @@ def test_cli_on_a_project_build_reproduces_every_answer(tmp_path):
     )
     assert done.returncode == 0, done.stdout + done.stderr
     last = done.stdout.strip().splitlines()[-1]
-    n = len(json.loads((out / "questions" / "test.json").read_text())["questions"])
+    files = sorted((out / "questions" / "bicycle" / "test").glob("questions_*.json"))
+    n = sum(len(json.loads(p.read_text())["questions"]) for p in files)
     assert n > 0 and last == f"reproduced {n}/{n} stored answers"
 
 

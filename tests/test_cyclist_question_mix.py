@@ -11,6 +11,7 @@ from collections import Counter, defaultdict
 import pytest
 
 from builders.cyclist.build import BuildJob, run_build
+from builders.cyclist.layout import split_dirs
 from builders.cyclist.questions import generate_questions
 from builders.cyclist.settings import SPLIT_SIZES, Composition, SceneSettings
 
@@ -36,7 +37,7 @@ def _default_build(tmp_path, tier):
     out = tmp_path / tier
     n = SPLIT_SIZES[tier]["test"]
     run_build(BuildJob(out, SceneSettings(), Composition(tier), "test", n, 0, None), progress=False)
-    return generate_questions(sorted((out / "scenes").glob("test_*.json")), seed=0)
+    return generate_questions(sorted(split_dirs(out, tier, "test").scenes.glob("test_*.json")), seed=0)
 
 
 def _check_against_table_14(result, tier):
@@ -79,7 +80,7 @@ def test_one_question_per_family_per_scene_unless_exhaustive(tmp_path):
         BuildJob(out, SceneSettings(number_of_frames=32), Composition("L3"), "test", 20, 0, None),
         progress=False,
     )
-    scenes = sorted((out / "scenes").glob("test_*.json"))
+    scenes = sorted(split_dirs(out, "L3", "test").scenes.glob("test_*.json"))
     official = generate_questions(scenes, seed=0)
     per_scene = Counter((q["video_filename"], q["family"]) for q in official["questions"])
     assert max(per_scene.values()) == 1

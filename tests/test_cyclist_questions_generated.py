@@ -107,7 +107,7 @@ def test_build_cyclist_writes_questions_by_default(tmp_path):
     builder = plugin_mod.CyclistBuilder()
     parser = argparse.ArgumentParser()
     builder.add_arguments(parser)
-    out = tmp_path / "bicycle"
+    out = tmp_path / "data"
     args = parser.parse_args(
         [
             "--tier",
@@ -124,7 +124,13 @@ def test_build_cyclist_writes_questions_by_default(tmp_path):
         ]
     )
     assert builder.run(args) == 0
-    data = json.loads((out / "questions" / "test.json").read_text())
-    assert data["info"]["num_scenes"] == 3 and data["questions"]
-    assert {q["split"] for q in data["questions"]} == {"test"}
-    assert {q["tier"] for q in data["questions"]} == {"L3"}
+    files = sorted((out / "questions" / "bicycle" / "test").glob("questions_*.json"))  # the release's names
+    parts = [json.loads(p.read_text()) for p in files]
+    questions = [q for part in parts for q in part["questions"]]
+    assert files and all(part["info"]["num_scenes"] == 3 for part in parts) and questions
+    assert {q["split"] for q in questions} == {"test"} and {q["tier"] for q in questions} == {"L3"}
+    assert all(
+        p.name == f"questions_{part['questions'][0]['family']}.json"
+        for p, part in zip(files, parts, strict=True)
+    )
+    assert len({q["question_index"] for q in questions}) == len(questions)

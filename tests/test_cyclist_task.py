@@ -29,13 +29,11 @@ def _harness(*args: str) -> None:
 
 @pytest.fixture(scope="session")
 def cyclist_data(tmp_path_factory) -> Path:
-    """L1 test split: 8 scenes of 32 frames at 64x36 (raster), their questions, as the builders write them."""
+    """L1 test split: 8 scenes of 32 frames at 64x36 (raster), their questions, as `build cyclist` writes
+    them (the release's layout under ROOT/cyclist; the tasks get --data ROOT)."""
     root = tmp_path_factory.mktemp("cyclist_data")
-    tier = root / "unicycle"
     _harness("build", "cyclist", "--tier", "L1", "--split", "test", "--num-scenes", "8", "--frames", "32",
-             "--size", "64x36", "--out", str(tier), "--no-progress")  # fmt: skip
-    _harness("build", "cyclist-questions", "--scenes", str(tier / "scenes"),
-             "--out", str(tier / "questions" / "CycliST_test_questions.json"))  # fmt: skip
+             "--size", "64x36", "--out", str(root / "cyclist"), "--no-progress")  # fmt: skip
     return root
 
 

@@ -76,7 +76,7 @@ def test_release_layout_loads_unchanged(release):
     assert by_q[2]["family"] == "numeric_periodicity" and by_q[2]["target"] == 80
     assert by_q[3]["family"] == "numeric_occurrence" and by_q[3]["target"] == 2
     assert by_q[4]["domain"] == "direction" and by_q[5]["domain"] == "color"
-    assert all(d["video"] == "videos/CycliST_test_000000.mp4" for d in docs)
+    assert all(d["video"] == "unicycle/videos/CycliST_test_000000.mp4" for d in docs)  # relative to --data
     assert task.load_docs(release, split="train")[0]["family"] == "descriptive_existential_attributes"
     one = build_task(state, "cyclist_l1_numeric_periodicity").load_docs(release)
     assert [d["question_index"] for d in one] == [2]
@@ -89,7 +89,9 @@ def test_release_layout_loads_unchanged(release):
 def test_missing_questions_name_the_folder_and_the_fix(tmp_path):
     (tmp_path / "unicycle").mkdir()
     task = build_task(load_plugins([]), "cyclist_l1")
-    with pytest.raises(DataError, match="no questions JSON in .*unicycle.*build"):
+    with pytest.raises(
+        DataError, match="no L1 questions under .*looked for .*unicycle/questions.*build cyclist"
+    ):
         task.load_docs(tmp_path)
 
 
@@ -164,6 +166,9 @@ def test_captions_read_official_split_names_and_drop_unusable_scenes(release):
         (scenes / f"{name}.json").write_text(json.dumps({**base, **extra}))
     task = build_task(load_plugins([]), "cyclist_caption_l1")
     docs = task.load_docs(release)
-    assert sorted(d["video"] for d in docs) == ["videos/CycliST_test_000000.mp4", "videos/a.mp4"]
+    assert sorted(d["video"] for d in docs) == [
+        "unicycle/videos/CycliST_test_000000.mp4",
+        "unicycle/videos/a.mp4",
+    ]
     assert sorted(d["reason"] for d in task.dropped) == ["bad_split", "missing_field"]
     assert any("'unicycle'" in d["detail"] and "c.json" in d["detail"] for d in task.dropped)

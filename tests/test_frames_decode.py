@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from pyav_compat import remux, set_display_rotation
 
 from harness.data.media import Segment, VideoRef
 from harness.frames import FrameSpec, MediaError, load_clip, probe_video
@@ -181,18 +182,8 @@ def test_truncated_file(tmp_path, videos):
 
 def test_truncated_mdat_with_index_in_front(tmp_path):
     """A faststart MP4 (index first) cut short: opens, but the frames after the cut are gone."""
-    import av
-
     src = write_marker_video(tmp_path / "src.mp4", 40, 64, 48)
-    fast = tmp_path / "fast.mp4"
-    with av.open(src) as inp, av.open(str(fast), "w", options={"movflags": "faststart"}) as out:
-        s_in = inp.streams.video[0]
-        s_out = out.add_stream_from_template(s_in)
-        for pkt in inp.demux(s_in):
-            if pkt.dts is None:
-                continue
-            pkt.stream = s_out
-            out.mux(pkt)
+    fast = remux(src, tmp_path / "fast.mp4", options={"movflags": "faststart"})
     data = fast.read_bytes()
     cut = tmp_path / "fastcut.mp4"
     cut.write_bytes(data[: int(len(data) * 0.6)])
@@ -253,17 +244,8 @@ def test_agreement_holds_with_threaded_scaling_on_larger_frames(tmp_path):
 @pytest.mark.parametrize("ccw", [90, 180, 270])
 def test_display_rotation_is_applied(tmp_path, videos, ccw):
     """A video stored with a display matrix comes out as players show it (FFmpeg's autorotate)."""
-    import av
-
-    rotated = tmp_path / f"rot{ccw}.mp4"
-    with av.open(videos["tiny"]) as inp, av.open(str(rotated), "w") as out:
-        s_in = inp.streams.video[0]
-        s_out = out.add_stream_from_template(s_in)
-        s_out.set_display_rotation(ccw)  # counter-clockwise, as PyAV reads it back
-        for pkt in inp.demux(s_in):
-            if pkt.dts is not None:
-                pkt.stream = s_out
-                out.mux(pkt)
+    rotated = remux(videos["tiny"], tmp_path / f"rot{ccw}.mp4")
+    set_display_rotation(rotated, ccw)  # counter-clockwise, as PyAV reads it back
     info = probe_video(rotated)
     turn = (360 - ccw) % 360  # clockwise degrees applied when decoding
     assert info.rotation == turn

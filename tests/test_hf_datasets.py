@@ -152,3 +152,65 @@ def test_process_docs_and_data_root_with_the_json_builder(tmp_path, colors_root)
     )
     res = run(cfg, load_plugins(include_paths=[folder])).results["task_results"]["hf_video"]
     assert res["n_samples"] == 12 and res["n_errors"] == 0 and res["metrics"]["accuracy"]["value"] == 1.0
+
+
+def _copy_videos(rows: list[dict], colors_root: Path, folder: Path, sub: str) -> list[dict]:
+    """The rows' videos copied into folder/sub/, each row naming its copy relative to folder."""
+    (folder / sub).mkdir(parents=True, exist_ok=True)
+    out = []
+    for r in rows:
+        name = Path(r["video"]).name
+        (folder / sub / name).write_bytes((colors_root / "colors" / r["video"]).read_bytes())
+        out.append(dict(r, video=f"{sub}/{name}"))
+    return out
+
+
+def test_a_folder_of_parquet_with_its_media_beside_it_is_read_as_parquet(tmp_path, colors_root):
+    """test.parquet plus media/*.mp4 (and a shard under data/ next to videos whose names look like splits):
+    rows keep their fields; `datasets` alone infers a videofolder from the videos and loses them."""
+    data = tmp_path / "ds"
+    rows = _copy_videos(_rows(colors_root), colors_root, data, "media")
+    datasets.Dataset.from_list(rows).to_parquet(str(data / "test.parquet"))
+    res, recs = _run(tmp_path, _task(tmp_path / "task", str(data)))
+    assert res["n_samples"] == 6 and res["n_errors"] == 0 and res["metrics"]["accuracy"]["value"] == 1.0
+    assert recs[0]["media"][0]["indices"]
+
+    sharded = tmp_path / "sharded"
+    rows = _copy_videos(_rows(colors_root), colors_root, sharded, "videos")  # videos/test_000.mp4, ...
+    (sharded / "data").mkdir()
+    datasets.Dataset.from_list(rows).to_parquet(str(sharded / "data" / "test-00000-of-00001.parquet"))
+    res, _ = _run(tmp_path, _task(tmp_path / "task2", str(sharded)))
+    assert res["n_samples"] == 6 and res["n_errors"] == 0 and res["metrics"]["accuracy"]["value"] == 1.0
+
+
+def _video_column_with_absolute_paths(rows: list[dict], folder: Path):
+    """What `save_to_disk` keeps for a `datasets.Video` column built from files: their absolute paths."""
+    table = [dict(r, video=str((folder / r["video"]).resolve())) for r in rows]
+    return datasets.Dataset.from_list(table).cast_column("video", datasets.Video(decode=False))
+
+
+def test_video_column_absolute_paths_inside_the_dataset_folder_are_accepted(tmp_path, colors_root):
+    data = tmp_path / "abs"
+    rows = _copy_videos(_rows(colors_root), colors_root, data, "videos")
+    _video_column_with_absolute_paths(rows, data).to_parquet(str(data / "test.parquet"))
+    res, recs = _run(tmp_path, _task(tmp_path / "task", str(data)))
+    assert res["n_errors"] == 0 and res["metrics"]["accuracy"]["value"] == 1.0
+    assert recs[0]["media"][0]["indices"]  # decoded from the folder's file
+
+
+def test_video_column_absolute_paths_elsewhere_need_the_opt_in(tmp_path, colors_root, monkeypatch):
+    elsewhere = tmp_path / "elsewhere"
+    rows = _copy_videos(_rows(colors_root), colors_root, elsewhere, "videos")
+    data = tmp_path / "outside"
+    data.mkdir()
+    _video_column_with_absolute_paths(rows, elsewhere).to_parquet(str(data / "test.parquet"))
+    res, recs = _run(tmp_path, _task(tmp_path / "task", str(data)))
+    assert res["n_errors"] == 6
+    message = next(r for r in recs if r["error"])["error"]["message"]
+    assert "absolute" in message and "--allow_external_symlinks" in message
+
+    from harness.data.media import ALLOW_SYMLINKS_ENV
+
+    monkeypatch.setenv(ALLOW_SYMLINKS_ENV, "1")
+    res, _ = _run(tmp_path, _task(tmp_path / "task2", str(data)))
+    assert res["n_errors"] == 0 and res["metrics"]["accuracy"]["value"] == 1.0

@@ -16,7 +16,8 @@ import pytest
 
 from conftest import PLUGIN_PKG
 from harness.config.run import RunConfig
-from harness.engine.runner import rescore, run
+from harness.engine.rescoring import rescore
+from harness.engine.runner import run
 from harness.plugins.loading import load_plugins
 from harness.results.lm_eval_keys import mean_stderr, model_args_string
 from harness.results.writer import read_samples, validate_results
@@ -101,6 +102,9 @@ def test_top_level_and_config_keys_have_lm_evals_types(outcome):
     assert res["config"]["model_args"] == "wrong_every=3" and res["model"]["identity"]["args"]["wrong_every"] == 3
     assert res["model_name"] == "counting" and res["model_name_sanitized"] == "counting"
     assert res["config"]["bootstrap_iters"] == 1000 and res["config"]["use_cache"].endswith("cache")
+    # the seeds the run set (harness.engine.seeding), under lm-eval's names; no few-shot sampler: null
+    seeds = tuple(res["config"][k] for k in ("random_seed", "numpy_seed", "torch_seed", "fewshot_seed"))
+    assert seeds == (res["config"]["seed"], 1234, 1234, None)
     assert set(res["task_hashes"]) == {"colors_qa", "colors_qa_color"}
     assert all(len(h) == 64 for h in res["task_hashes"].values())
     assert res["versions"]["colors_qa"] == 1 and res["n-shot"]["colors_qa"] == 0

@@ -55,27 +55,19 @@ def test_metrics_package_does_not_import_the_project_or_evaluate():
         assert "import evaluate" not in text, path
 
 
-@pytest.fixture
-def offline(monkeypatch, tmp_path):
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
-    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
-    return pytest.importorskip("evaluate")
-
-
-def test_accuracy_loads_as_local_evaluate_module(offline):
-    module = offline.load(str(MODULES / "accuracy"))
+def test_accuracy_loads_as_local_evaluate_module(evaluate_offline):
+    module = evaluate_offline.load(str(MODULES / "accuracy"))
     out = module.compute(predictions=["yes", "indefinite", "2"], references=["yes", "no", "3"])
     assert out == {"accuracy": pytest.approx(1 / 3)}
 
 
-def test_caption_metrics_load_as_local_evaluate_modules(offline):
+def test_caption_metrics_load_as_local_evaluate_modules(evaluate_offline):
     cands = ["a red cube moves to the left", "the blue sphere rotates"]
     refs = [["a red cube moves left", "the red cube slides to the left"], ["a blue sphere is rotating"]]
-    assert offline.load(str(MODULES / "cider_d")).compute(predictions=cands, references=refs)[
+    assert evaluate_offline.load(str(MODULES / "cider_d")).compute(predictions=cands, references=refs)[
         "cider_d"
     ] == pytest.approx(metrics.cider_d(cands, refs))
-    assert offline.load(str(MODULES / "bleu4")).compute(predictions=cands, references=refs)[
+    assert evaluate_offline.load(str(MODULES / "bleu4")).compute(predictions=cands, references=refs)[
         "bleu4"
     ] == pytest.approx(metrics.bleu4(cands, refs))
 

@@ -1,11 +1,15 @@
 """The PTB tokenizer the caption metrics use: pycocoevalcap's Java one when present, the Python port otherwise,
 and how closely the port matches Java on a large varied corpus (tests/ptb_corpus.py)."""
 
+import json
 import shutil
+import subprocess
+import sys
 
 import pytest
 from ptb_corpus import corpus
 
+from conftest import harness_env, without_packages
 from metrics import bleu4, cider_d, ptb_tokenize
 from metrics.ptb_java import JAVA_NAME, PYTHON_NAME, active_tokenizer, java_available, tokenize_captions
 
@@ -37,6 +41,25 @@ def test_python_mode_forces_the_port(monkeypatch):
     monkeypatch.setenv("HARNESS_PTB_TOKENIZER", "perl")
     with pytest.raises(ValueError, match="HARNESS_PTB_TOKENIZER"):
         active_tokenizer()
+
+
+def test_java_without_pycocoevalcap_falls_back_to_the_port(tmp_path):
+    # a core install (pycocoevalcap is only in the test extra) on a machine with Java: the caption metrics
+    # must not fail with ModuleNotFoundError, they use the Python port and say so
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "java").write_text("#!/bin/sh\nexit 0\n")
+    (bin_dir / "java").chmod(0o755)
+    env = without_packages(harness_env(), tmp_path / "site", "pycocoevalcap")
+    env["PATH"] = f"{bin_dir}:{env['PATH']}"
+    env.pop("HARNESS_PTB_TOKENIZER", None)
+    code = (
+        "import json; from metrics.ptb_java import active_tokenizer, tokenize_captions; "
+        "print(json.dumps([active_tokenizer(), tokenize_captions(['The dog\\'s bone.'])]))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == [PYTHON_NAME, ["the dog 's bone"]]
 
 
 @pytest.mark.skipif(java_missing, reason="Java and pycocoevalcap are needed for the reference tokenizer")

@@ -2,7 +2,9 @@
 
 The server reads directives from the prompt text, e.g. "[429x2]" (two 429s, then an answer), "[500x1]",
 "[slowx1]" (the first reply comes later than the client's timeout), "[badx1]" (a malformed body),
-"[400]" (a permanent refusal), "[json]" (a JSON object as the answer), and counts requests in flight.
+"[400]" (a permanent refusal), "[json]" (a JSON object as the answer), and counts requests in flight. A
+`broken` server answers every request with the same HTTP 500 (as `transformers serve` does for video when
+torchcodec cannot load FFmpeg's libraries).
 """
 
 from __future__ import annotations
@@ -20,14 +22,14 @@ import pytest
 from harness.contract.messages import Message, Request, TextPart, VideoPart
 from harness.data.media import VideoRef
 from models.openai_api.adapter import BudgetExceeded, OpenAIModel, RequestsFailed
-from models.openai_api.client import RetryPolicy
+from models.openai_api.client import RepeatedServerError, RetryPolicy
 
 
 class ScriptedServer:
     """A chat-completions server whose misbehaviour is scripted by directives in the prompt."""
 
-    def __init__(self, delay: float = 0.0, slow: float = 1.0) -> None:
-        self.delay, self.slow = delay, slow
+    def __init__(self, delay: float = 0.0, slow: float = 1.0, broken: bytes | None = None) -> None:
+        self.delay, self.slow, self.broken = delay, slow, broken
         self.attempts: dict[str, int] = {}
         self.bodies: list[dict] = []
         self.in_flight = self.max_in_flight = 0
@@ -58,6 +60,8 @@ class ScriptedServer:
         threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True).start()
 
     def reply(self, handler, body):
+        if self.broken is not None:
+            return self.send(handler, 500, self.broken)
         text = "".join(
             part.get("text", "")
             for m in body["messages"]
@@ -254,3 +258,60 @@ def test_identity_ignores_url_concurrency_and_prices(server):
     b = make(server, concurrency=16, base_url="http://127.0.0.1:1/v1").identity()
     assert a == b
     assert make(server, image_format="png").identity() != a
+
+
+TORCHCODEC_500 = b'{"error": "torchcodec is not installed or can\'t be loaded"}'
+
+
+def test_a_server_failing_every_request_the_same_way_is_given_up_at_once():
+    server = ScriptedServer(broken=TORCHCODEC_500)
+    try:
+        model = make(server, concurrency=4, max_retries=6)
+        results = dict(model.generate_iter([request(f"q{i}", doc=f"d{i}") for i in range(20)]))
+    finally:
+        server.close()
+    assert sorted(results) == list(range(20))
+    assert all(isinstance(r, RepeatedServerError) for r in results.values()), "every sample is counted an error"
+    assert {r.reason for r in results.values()} == {"repeated_server_error"}
+    assert len({str(r) for r in results.values()}) == 1, "one error for the run"
+    message = str(results[0])
+    assert "HTTP 500" in message and "torchcodec" in message and "FFmpeg" in message and "rerun" in message
+    # without the check: 20 requests x 7 attempts = 140; with it, at most one wave of `concurrency` retries
+    assert len(server.bodies) <= 8, len(server.bodies)
+
+
+def test_the_error_of_a_broken_video_server_says_what_video_decoding_needs():
+    # transformers serve without FFmpeg's libraries: Starlette's plain 500 for every video request
+    server = ScriptedServer(broken=b"Internal Server Error")
+    try:
+        model = make(server, video_mode="video", concurrency=2)
+        results = dict(model.generate_iter([request(f"q{i}", clips=1, doc=f"d{i}") for i in range(6)]))
+    finally:
+        server.close()
+    assert all(isinstance(r, RepeatedServerError) for r in results.values())
+    assert "Internal Server Error" in str(results[0]) and "torchcodec" in str(results[0])
+
+
+def test_one_failing_request_among_answered_ones_keeps_being_retried(server):
+    model = make(server, concurrency=1, max_retries=3)
+    texts = ["a", "b [500x3]", "c", "d [500x2]", "e"]
+    responses = model.generate([request(t) for t in texts])
+    assert [r.usage["retries"] for r in responses] == [0, 3, 0, 2, 0]
+    assert model.client.streak.opened is None
+
+
+def test_a_broken_server_ends_the_run_quickly_with_every_sample_counted(with_plugin, colors_root, tmp_path):
+    from harness.config.run import RunConfig
+    from harness.engine.runner import run
+
+    server = ScriptedServer(broken=TORCHCODEC_500)
+    try:
+        args = {"model": "m", "base_url": server.url, "concurrency": 4, "backoff_base": 0.05, "max_backoff": 0.1}
+        cfg = RunConfig(["colors_qa"], "openai", args, data=colors_root, no_cache=True, progress=False)
+        out = run(cfg)
+    finally:
+        server.close()
+    res = out.results["task_results"]["colors_qa"]
+    assert out.results["complete"] is False
+    assert res["n_errors"] == res["n_rows"] == 24 and res["errors_by_reason"] == {"generation": {"repeated_server_error": 24}}
+    assert len(server.bodies) <= 8, len(server.bodies)

@@ -159,8 +159,8 @@ def test_plugins_register_the_new_presets_lazily():
     hf_plugin.register_models(lambda n, f, description="": names.__setitem__(n, f))
     openai_plugin.register_models(lambda n, f, description="": names.__setitem__(n, f))
     assert names["internvideo2_5_8b"] == "models.hf.internvideo:InternVideo25"
-    assert names["qwen3_vl_8b"] == "models.hf.presets:Qwen3VL8B"
-    assert names["gemini_2_5_flash"] == "models.openai_api.presets:Gemini25Flash"
+    assert names["qwen3_vl_8b"] == "models.hf.presets:qwen3_vl_8b"
+    assert names["gemini_2_5_flash"] == "models.openai_api.presets:gemini_2_5_flash"
 
 
 def test_internvideo_through_the_evaluator_on_a_built_cyclist_set(remote_checkpoint, tmp_path):

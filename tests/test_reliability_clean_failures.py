@@ -9,12 +9,12 @@ import errno
 import pytest
 
 from conftest import harness_env, run_harness
+from harness import files as files_module
 from harness.cli.main import main
 from harness.config.run import RunConfig
 from harness.engine.runner import run
 from harness.errors import OutputError
 from harness.plugins.loading import load_plugins
-from harness.results import writer as results_module
 
 
 def _clean(proc, code: int, *words: str) -> None:
@@ -69,7 +69,7 @@ class _FullDisk:
 
 def test_a_full_output_disk_names_the_path_and_leaves_no_temp_file(tmp_path, colors_root, with_plugin, monkeypatch):
     out = tmp_path / "out"
-    monkeypatch.setattr(results_module, "open", _FullDisk(out), raising=False)
+    monkeypatch.setattr(files_module, "open", _FullDisk(out), raising=False)
     cfg = RunConfig(
         tasks=["colors_qa"],
         model="oracle",
@@ -88,9 +88,27 @@ def test_a_full_output_disk_names_the_path_and_leaves_no_temp_file(tmp_path, col
 
 def test_a_full_output_disk_on_the_command_line(tmp_path, colors_root, with_plugin, monkeypatch, capsys):
     out = tmp_path / "out"
-    monkeypatch.setattr(results_module, "open", _FullDisk(out), raising=False)
+    monkeypatch.setattr(files_module, "open", _FullDisk(out), raising=False)
     args = ["--tasks", "colors_qa", "--model", "oracle", "--data", str(colors_root), "--no_progress"]
     code = main([*args, "--output_path", str(out), "--cache_dir", str(tmp_path / "c")])
     err = capsys.readouterr().err
     assert code == 3 and err.startswith("error: cannot write ") and str(out) in err, err
     assert "Traceback" not in err and not [p for p in out.rglob("*") if p.is_file()]
+
+
+@pytest.mark.parametrize(
+    "line, problem",
+    [
+        ('{"task": "colors_qa", "doc": {', "not a JSON line"),  # a write cut short
+        ('["colors_qa"]', "a JSON list, not a sample record"),
+        ('{"doc_id": "7"}', "the record has no task, doc, target"),
+    ],
+)
+def test_rescore_of_a_damaged_samples_file_names_the_file_and_line(tmp_path, capsys, line, problem):
+    samples = tmp_path / "samples_colors_qa_x.jsonl"
+    good = '{"task": "colors_qa", "doc": {"doc_id": "1"}, "target": "red", "raw": "red", "error": null}'
+    samples.write_text(f"{good}\n\n{line}\n", encoding="utf-8")
+    code = main(["--rescore", str(samples), "--output_path", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err, err
+    assert f"{samples}:3: {problem}" in err and "--log_samples" in err, err

@@ -5,37 +5,17 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import harness_env, run_harness
+from conftest import harness_env, run_harness, without_packages
 from harness.config.run import RunConfig
 from harness.engine import runner
 from harness.errors import DataError
 from harness.plugins.loading import load_plugins
 
-BLOCKER = '''
-import sys
-from importlib.abc import MetaPathFinder
-
-class _NotInstalled(MetaPathFinder):
-    """Acts as if the hf extra's packages were not installed."""
-    BLOCKED = {"torch", "torchvision", "transformers", "accelerate"}
-
-    def find_spec(self, name, path=None, target=None):
-        if name.split(".")[0] in self.BLOCKED:
-            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
-        return None
-
-sys.meta_path.insert(0, _NotInstalled())
-'''
-
 
 @pytest.fixture
 def no_hf_extra(tmp_path, plugin_site):
-    site = tmp_path / "no_hf"
-    site.mkdir()
-    (site / "sitecustomize.py").write_text(BLOCKER)
-    env = harness_env(plugin_site)
-    env["PYTHONPATH"] = f"{site}:{env['PYTHONPATH']}"
-    return env
+    hf_extra = ("torch", "torchvision", "transformers", "accelerate")
+    return without_packages(harness_env(plugin_site), tmp_path / "no_hf", *hf_extra)
 
 
 def test_a_model_without_its_extra_names_the_extra(no_hf_extra, colors_root, tmp_path):

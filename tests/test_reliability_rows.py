@@ -127,13 +127,25 @@ def test_a_json_split_that_is_not_json_fails_up_front_naming_file_and_line(
         _run("colors_qa", root, tmp_path / "c")
 
 
-# ---- CycliST: questions/test.json rows and scenes/*.json -------------------------------------------------
-def _q(over=None, drop=()):
+# ---- CycliST: questions/<tier>/<split>/questions_<template>.json rows and scenes/<tier>/<split>/*.json ---
+CYCLIST_TEST = ("unicycle", "test")
+FIRST_FILE = "cycle_representative_clockwise"
+
+
+def _q(over=None, drop=(), family="numeric_counting"):
+    """A damaged copy of the first question of the family's file (its own index and wording, so it is no
+    duplicate of the row it was copied from); `over` values may be functions of that first question."""
+
     def damage(questions):
-        q = {k: v for k, v in questions[0].items() if k not in drop}
-        q.update({"question_index": 10**6, **(over or {})})  # its own id
+        first = questions[0]
+        q = {k: v for k, v in first.items() if k not in drop}
+        if "question" in q:
+            q["question"] = f"{first['question']} (a variant)"
+        q["question_index"] = 10**6
+        q.update({k: v(first) if callable(v) else v for k, v in (over or {}).items()})
         return q
 
+    damage.family = family
     return damage
 
 
@@ -153,8 +165,75 @@ CYCLIST_VQA = [
     ("answer_is_a_dict", _q({"answer": {"x": 1}}), ("dropped", "bad_value")),
     ("answer_is_null", _q({"answer": None}), ("dropped", "bad_value")),
     ("question_is_a_number", _q({"question": 7}), ("dropped", "bad_value")),
-    ("video_file_missing", _q({"video_filename": "nope.mp4"}), ("error", "media")),
-    ("video_absolute", _q({"video_filename": "/etc/x.mp4"}), ("error", "media")),
+    # media errors show among the first --limit rows: the first file read (sorted by name)
+    ("video_file_missing", _q({"video_filename": "nope.mp4"}, family=FIRST_FILE), ("error", "media")),
+    ("video_absolute", _q({"video_filename": "/etc/x.mp4"}, family=FIRST_FILE), ("error", "media")),
+    # issue 27: targets that do not fit their family, and non-finite numbers anywhere in a row
+    ("count_answer_nan", _q({"answer": float("nan")}), ("dropped", "non_finite")),
+    ("count_answer_infinity", _q({"answer": float("inf")}), ("dropped", "non_finite")),
+    ("count_answer_minus_infinity", _q({"answer": float("-inf")}), ("dropped", "non_finite")),
+    ("count_answer_true", _q({"answer": True}), ("dropped", "bad_target")),
+    ("count_answer_negative", _q({"answer": -3}), ("dropped", "bad_target")),
+    ("count_answer_many", _q({"answer": "many"}), ("dropped", "bad_target")),
+    ("count_answer_fraction", _q({"answer": 2.5}), ("dropped", "bad_target")),
+    ("count_answer_colour", _q({"answer": "red"}), ("dropped", "bad_target")),
+    (
+        "nan_in_program",
+        _q({"program": [{"type": "scene", "inputs": [], "value_inputs": [float("nan")]}]}),
+        ("dropped", "non_finite"),
+    ),  # fmt: skip
+    ("nan_question_index", _q({"question_index": float("nan")}), ("dropped", "non_finite")),
+    (
+        "yes_no_answer_colourish",
+        _q({"answer": "purple-ish"}, family="descriptive_existential_attributes"),
+        ("dropped", "bad_target"),
+    ),  # fmt: skip
+    (
+        "yes_no_answer_number",
+        _q({"answer": 5}, family="descriptive_universal_compare"),
+        ("dropped", "bad_target"),
+    ),
+    (
+        "yes_no_answer_nan",
+        _q({"answer": float("nan")}, family="descriptive_universal_relate"),
+        ("dropped", "non_finite"),
+    ),  # fmt: skip
+    (
+        "attribute_answer_unknown",
+        _q({"answer": "octarine"}, family="cycle_representative_transition"),
+        ("dropped", "bad_target"),
+    ),  # fmt: skip
+    (
+        "attribute_answer_yes",
+        _q({"answer": True}, family="cycle_representative_orbit"),
+        ("dropped", "bad_target"),
+    ),
+    (
+        "direction_answer_colour",
+        _q({"answer": "red"}, family="cycle_representative_clockwise"),
+        ("dropped", "bad_target"),
+    ),  # fmt: skip
+    (
+        "unknown_template_filename",
+        _q({"family": None, "template_filename": "zero_hop.json"}),
+        ("dropped", "unknown_family"),
+    ),  # fmt: skip
+    (
+        "template_filename_unknown_with_family",
+        _q({"template_filename": "my_templates.json"}),
+        ("dropped", "unknown_template"),
+    ),  # fmt: skip
+    ("question_family_index_999", _q({"question_family_index": 999}), ("dropped", "unknown_template")),
+    ("question_family_index_negative", _q({"question_family_index": -1}), ("dropped", "unknown_template")),
+    ("question_family_index_text", _q({"question_family_index": "first"}), ("dropped", "unknown_template")),
+    (
+        "repeated_question_index",
+        _q({"question_index": lambda first: first["question_index"]}),
+        ("dropped", "duplicate"),
+    ),  # fmt: skip
+    ("same_question_same_video", _q({"question": lambda first: first["question"]}), ("dropped", "duplicate")),
+    ("kind_first_row_of_another_split", _q({"split": "train"}), ("dropped", "split_mismatch")),
+    ("kind_first_row_of_another_tier", _q({"tier": "L3"}), ("dropped", "tier_mismatch")),
 ]
 
 
@@ -174,9 +253,10 @@ def _copy(src: Path, dst: Path) -> Path:
 @pytest.mark.parametrize("case, damage, expected", CYCLIST_VQA, ids=[c[0] for c in CYCLIST_VQA])
 def test_cyclist_question_rows_are_counted(case, damage, expected, tmp_path, cyclist_demo, cache):
     root = _copy(cyclist_demo, tmp_path / "cyc")
-    path = root / "questions" / "test.json"
+    folder = root.joinpath("questions", *CYCLIST_TEST)
+    n = sum(len(json.loads(p.read_text())["questions"]) for p in folder.glob("*.json"))
+    path = folder / f"questions_{getattr(damage, 'family', 'numeric_counting')}.json"
     data = json.loads(path.read_text())
-    n = len(data["questions"])
     data["questions"].insert(0, damage(data["questions"]))
     path.write_text(json.dumps(data))
     res = _run("cyclist_l1", root, cache)
@@ -200,13 +280,21 @@ CYCLIST_SCENES = [
     ("scene_bad_split", lambda s: {**s, "split": "tset"}, "bad_split"),
     ("scene_bad_tier", lambda s: {**s, "tier": "L0"}, "bad_tier"),
     ("scene_not_an_object", lambda s: [s], "not_an_object"),
+    (
+        "scene_nan_location",
+        lambda s: {**s, "objects": [{**s["objects"][0], "location": {"x": float("nan")}}]},
+        "non_finite",
+    ),  # fmt: skip
+    ("scene_infinite_fps", lambda s: {**s, "fps": float("inf")}, "non_finite"),
+    ("scene_of_another_split", lambda s: {**s, "split": "val"}, "split_mismatch"),
+    ("scene_of_another_tier", lambda s: {**s, "tier": "L2"}, "tier_mismatch"),
 ]
 
 
 @pytest.mark.parametrize("case, damage, reason", CYCLIST_SCENES, ids=[c[0] for c in CYCLIST_SCENES])
 def test_cyclist_scene_rows_are_counted(case, damage, reason, tmp_path, cyclist_demo, cache):
     root = _copy(cyclist_demo, tmp_path / "cyc")
-    scene_file = sorted((root / "scenes").glob("test_*.json"))[0]
+    scene_file = sorted(root.joinpath("scenes", *CYCLIST_TEST).glob("test_*.json"))[0]
     scene_file.write_text(json.dumps(damage(json.loads(scene_file.read_text()))))
     res = _run("cyclist_caption_l1", root, cache)
     _accounted(res, ("dropped", reason))
@@ -280,4 +368,4 @@ def test_tempcloze_mixed_rows_are_counted(case, damage, reason, tmp_path, tempcl
 
 def test_the_suite_tries_every_kind_listed_in_the_docs():
     kinds = len(CORE) + len(CYCLIST_VQA) + len(CYCLIST_SCENES) + len(RVT) + len(TEMPCLOZE)
-    assert kinds == 53  # docs/reliability.md lists this count
+    assert kinds == 82  # docs/reliability.md lists this count

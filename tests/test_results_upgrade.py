@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import PLUGIN_PKG
-from harness.engine.runner import rescore
+from harness.engine.rescoring import rescore
 from harness.plugins.registry import Registry
 from harness.report.compare import compare_runs
 from harness.report.engine import build_report, write_report
@@ -48,6 +48,9 @@ def test_a_version_1_file_reads_as_the_current_schema():
     assert new["group_results"]["colors_all"]["tasks"] == old["groups"]["colors_all"]["tasks"]
     assert new["config"]["model_args"] == "wrong_every=3" and new["git_hash"] == old["config"]["git_hash"]
     assert new["date"] == old["date"] and new["upgraded_from_schema"] == 1
+    assert new["config"]["random_seed"] is None  # written before the harness seeded the generators
+    seeded = upgrade_results({**old, "config": {**old["config"], "random_seed": 0, "numpy_seed": 1234}}, "v1.json")
+    assert (seeded["config"]["random_seed"], seeded["config"]["numpy_seed"]) == (0, 1234)  # kept as recorded
     assert old["schema_version"] == 1  # the input is left as it was
 
 
@@ -68,6 +71,8 @@ def test_rescore_and_compare_and_leaderboard_read_version_1(v1_folder, with_plug
     samples = sorted(v1_folder.glob("samples_*.jsonl"))
     out = rescore(samples, [str(TASKS_DIR)], v1_folder)
     assert out.results["schema_version"] == 2 and "upgraded_from_schema" not in out.results
+    seeds = tuple(out.results["config"][k] for k in ("random_seed", "numpy_seed", "torch_seed"))
+    assert seeds == (out.results["config"]["seed"], 1234, 1234)  # the seeds this rescore set
     validate_results(json.loads(out.results_path.read_text()))
     (old_path,) = v1_folder.glob("results_2*.json")
     old, new = load_run(old_path), load_run(out.results_path)

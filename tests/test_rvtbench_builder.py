@@ -113,7 +113,9 @@ def test_ground_truth_equals_the_scene_masks(built):
     samples = [s for s in _samples(out) if s["task_type"] in ("segmentation", "grounding")]
     assert samples
     for s in samples:
-        masks = json.loads((cy / "masks" / f"{s['video_id']}.json").read_text())
+        masks = json.loads(
+            (cy / "masks" / "unicycle_cluttered" / "test" / f"{s['video_id']}.json").read_text()
+        )
         for k, t in enumerate(s["answer"]["frames"]):
             scene = [decode_rle(masks["objects"][int(i)]["segmentations"][t])[0] for i in s["referents"]]
             if s["task_type"] == "segmentation":

@@ -123,7 +123,7 @@ def test_vlm_describer_sends_the_masked_object_scene_and_key_frames(scripted):
 def test_build_from_videos_on_the_cli_with_registered_parts(cyclist, scripted, tmp_path):
     videos = tmp_path / "videos"
     videos.mkdir()
-    for src in sorted((cyclist / "videos").glob("*.mp4")):
+    for src in sorted((cyclist / "videos" / "unicycle" / "test").glob("*.mp4")):  # the release layout
         (videos / src.name).write_bytes(src.read_bytes())
     out = tmp_path / "built"
     proc = run_harness(

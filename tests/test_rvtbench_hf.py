@@ -256,7 +256,14 @@ def test_build_from_videos_with_tiny_sam2_and_depth_anything(cyclist_scene, tmp_
     out = tmp_path / "built"
     parser = argparse.ArgumentParser()
     RvtbenchBuilder().add_arguments(parser)
-    args = ["--videos", str(cyclist_scene / "videos"), "--out", str(out), "--segmenter-model", str(sam2)]
+    args = [
+        "--videos",
+        str(cyclist_scene / "videos" / "unicycle" / "test"),
+        "--out",
+        str(out),
+        "--segmenter-model",
+        str(sam2),
+    ]
     args += ["--segmenter-args", "grid=2,max_instances=3", "--depth-model", str(depth)]
     args += ["--keyframe-interval", "4", "--max-side", "80", "--no-progress"]
     assert RvtbenchBuilder().run(parser.parse_args(args)) == 0

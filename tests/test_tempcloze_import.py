@@ -95,6 +95,8 @@ def as_official_report(tables: dict) -> dict:
     }
     for dim, key in (("A", "A"), ("P", "C")):
         src = tables["error_sources"][dim]
+        if not src["n_errors"]:  # the public report writes error_source.<dim> only when there are errors
+            continue
         report["error_source"][key] = {
             "total": src["n_errors"],
             **{
@@ -254,3 +256,171 @@ def test_compare_pairs_a_harness_run_with_an_imported_model(tmp_path, capsys):
     assert cells[2] == f"{base:.4f}" and cells[3] == "1.0000"
     assert cells[6] == str(len(samples(run, "tempcloze_all"))) and cells[7] == "improved"
     assert code == 0
+
+
+# ---- answer-less entries, all-error files and batches: as the public analyze.py counts them ---------------
+
+
+def analyze_reference(data: dict) -> dict:
+    """The public eval_results/analyze.py `analyze_model` report, its formulas restated (valid: a dict whose
+    answer is A-D after strip/upper; accuracies over valid entries; joint over stems with S, A and C all
+    valid; an empty cell is written 0)."""
+    dims, valid_letters = ("S", "A", "C"), {"A", "B", "C", "D"}
+
+    def is_valid(e):
+        return (
+            isinstance(e, dict)
+            and isinstance(e.get("answer"), str)
+            and e["answer"].strip().upper() in valid_letters
+        )
+
+    right, total, skipped = dict.fromkeys(dims, 0), dict.fromkeys(dims, 0), 0
+    for entries in data.values():
+        for d in dims:
+            if d not in entries:
+                continue
+            if not is_valid(entries[d]):
+                skipped += 1
+                continue
+            total[d] += 1
+            right[d] += bool(entries[d].get("correct"))
+    groups = {"S+A": "SA", "S+C": "SC", "A+C": "AC", "S+A+C": "SAC"}
+    joint, stems = dict.fromkeys(groups, 0), 0
+    for entries in data.values():
+        if all(d in entries and is_valid(entries[d]) for d in dims):
+            stems += 1
+            for name, g in groups.items():
+                joint[name] += all(entries[d].get("correct") for d in g)
+    report = {"num_stems": stems, "skipped": skipped}
+    report |= {f"{d}_acc": right[d] / total[d] if total[d] else 0 for d in dims}
+    report["acc"] = sum(right.values()) / sum(total.values()) if sum(total.values()) else 0
+    report |= {name: joint[name] / stems if stems else 0 for name in groups}
+    return report
+
+
+def harness_as_report(tables: dict) -> dict:
+    """The harness's tables in the public report's fields, an empty cell (None, n = 0) written 0 as the
+    public report writes it (docs/benchmarks/tempcloze.md)."""
+    got = as_official_report(tables)
+    got.pop("error_source")
+    return {k: 0 if v is None else v for k, v in got.items()}
+
+
+def vllm_error(omap: dict) -> dict:
+    """An entry the public eval_vllm.py writes after its retries failed: no answer and no option_map."""
+    return {"used_num_frames": 16, "correct": False, "answer": None,
+            "expected": next(k for k, v in omap.items() if v == "GT"), "reason": None, "option_map": None,
+            "error": "vLLM HTTP 400: Bad Request. too many images", "raw_original": None, "raw": None}  # fmt: skip
+
+
+def nemotron_like(path: Path) -> dict:
+    """A file shaped like the public open-model files: most entries answer-less with option_map null
+    (eval_vllm.py), some answered, one answer-less entry keeping its option_map (eval.py), one `null`
+    entry, one answer outside A-D, one dimension missing."""
+    data: dict = {}
+    for i in range(12):
+        answered = i % 4 == 0
+        data[f"s{i}"] = {
+            "S": entry(S_MAP, "B" if i % 8 == 0 else "A") if answered else vllm_error(S_MAP),
+            "A": entry(A_MAP, "C") if answered else vllm_error(A_MAP),
+            "C": entry(C_MAP, "D") if answered or i == 5 else vllm_error(C_MAP),
+        }
+    data["s1"]["A"] = entry(A_MAP, None, error="Cannot parse answer from response: maybe C", raw_original="C")
+    data["s2"]["S"] = None
+    data["s3"]["A"] = entry(A_MAP, "E")
+    del data["s6"]["C"]
+    path.write_text(json.dumps(data, indent=2))
+    return data
+
+
+def test_compare_flags_a_new_run_whose_answers_are_all_invalid(tmp_path, capsys):
+    """Before: the new run's headline was None (accuracy over valid answers: none) and the row said "ok", exit 0."""
+    root = build_tempcloze(tmp_path, 3, virtual=True)
+    run = run_tasks(tmp_path, root / "tempcloze", ["tempcloze_all"], "oracle")
+    data: dict = {}
+    for rec in samples(run, "tempcloze_all"):
+        omap = dict(zip("ABCD", rec["doc"]["option_kinds"], strict=True))
+        data.setdefault(rec["doc"]["stem"], {})[{"S": "S", "A": "A", "P": "C"}[rec["doc"]["dimension"]]] = (
+            vllm_error(omap)
+        )
+    (tmp_path / "all-invalid.json").write_text(json.dumps(data))
+    new = next((_import(tmp_path, tmp_path / "all-invalid.json") / "all-invalid").glob("results_*.json"))
+    assert json.loads(new.read_text())["task_results"]["tempcloze_all"]["metrics"]["accuracy"]["value"] is None
+    capsys.readouterr()
+    out = tmp_path / "cmp.json"
+    code = main(["compare", str(run.results_path), str(new), "--tasks", "tempcloze_all", "--out", str(out)])
+    text = capsys.readouterr().out
+    row = next(line for line in text.splitlines() if line.startswith("| tempcloze_all | **accuracy** |"))
+    assert row.rstrip().endswith("| REGRESSION (no value) |") and code == 4
+    delta = next(d for d in json.loads(out.read_text())["deltas"] if d["metric"] == "accuracy")
+    assert delta["lost"] and delta["regression"] and delta["base"] == 1.0 and delta["new"] is None
+    # a high threshold does not excuse a lost value; the reverse direction gates nothing
+    assert main(["compare", str(run.results_path), str(new), "--tasks", "tempcloze_all", "--threshold", "1"]) == 4
+    capsys.readouterr()
+    assert main(["compare", str(new), str(run.results_path), "--tasks", "tempcloze_all"]) == 0
+    assert "| no value in base |" in capsys.readouterr().out
+
+
+def test_answer_less_entries_count_as_invalid_in_the_strict_accuracy_and_the_invalid_total(tmp_path):
+    data = nemotron_like(tmp_path / "NVIDIA-Nemotron-like.json")
+    out = _import(tmp_path, tmp_path / "NVIDIA-Nemotron-like.json")
+    results = json.loads(next((out / "NVIDIA-Nemotron-like").glob("results_*.json")).read_text())
+    res = results["task_results"]["tempcloze_all"]
+    want = analyze_reference(data)
+    assert harness_as_report(res["tables"]) == pytest.approx(want)
+    assert res["n_invalid"] == want["skipped"] == 25 and res["n_dropped"] == 0
+    assert results["imported_from"]["dropped"] == [] and res["n_scored"] == 35
+    correct = res["tables"]["counts"]["n_correct"]
+    # before: the 25 answer-less entries were dropped and strict accuracy equalled the headline
+    assert res["metrics"]["accuracy_strict"]["value"] == pytest.approx(correct / 35)
+    assert res["metrics"]["accuracy"]["value"] == pytest.approx(correct / 10)
+    recs = {
+        r["doc_id"]: r
+        for r in samples_of(next((out / "NVIDIA-Nemotron-like").glob("results_*.json")), "tempcloze_all")
+    }
+    assert recs["s1|A"]["parsed"]["valid"] is False and recs["s1|A"]["imported"]["raw_original"] == "C"
+    assert recs["s3|S"]["doc"]["options"] == [] and recs["s3|S"]["target"] == "B"
+
+
+def test_an_all_error_file_imports_as_all_invalid_with_empty_cells_none(tmp_path):
+    data = {
+        f"m{i}": {d: vllm_error(m) for d, m in (("S", S_MAP), ("A", A_MAP), ("C", C_MAP))} for i in range(4)
+    }
+    (tmp_path / "Molmo2-8B.json").write_text(json.dumps(data))
+    out = _import(tmp_path, tmp_path / "Molmo2-8B.json")
+    results = json.loads(next((out / "Molmo2-8B").glob("results_*.json")).read_text())
+    res = results["task_results"]["tempcloze_all"]
+    assert res["n_invalid"] == 12 and res["n_scored"] == 12 and results["complete"] is True
+    tables = res["tables"]
+    # one rule for empty cells: None (n 0 beside it), where the public report writes 0
+    assert tables["per_dimension"]["S"]["accuracy"] is None and tables["joint"]["all_3"] == {
+        "value": None, "count": 0, "n": 0}  # fmt: skip
+    assert tables["mean_over_dimensions"]["accuracy"] is None
+    assert res["metrics"]["accuracy"]["value"] is None and res["metrics"]["accuracy_strict"]["value"] == 0.0
+    assert tables["joint_strict"]["all_3"] == {"value": 0.0, "count": 0, "n": 4}
+    assert harness_as_report(tables) == analyze_reference(data)
+
+
+def test_one_unreadable_file_is_reported_and_the_batch_goes_on(tmp_path, capsys):
+    official_file(tmp_path / "first.json")
+    (tmp_path / "broken.json").write_text("{not json")
+    (tmp_path / "last.json").write_text("\ufeff" + json.dumps({"v1": {"S": entry(S_MAP, "B")}}))  # a BOM
+    files = [tmp_path / n for n in ("first.json", "broken.json", "missing.json", "last.json")]
+    code = main(["import", "tempcloze-official", *map(str, files), "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err
+    assert code == 2 and "broken.json is not readable JSON" in err and "missing.json is not a file" in err
+    assert "2 of 4 files not imported" in err
+    assert list((tmp_path / "o" / "first").glob("results_*.json"))
+    assert list((tmp_path / "o" / "last").glob("results_*.json"))
+
+
+def test_an_entry_of_the_mixed_analysis_without_an_answer_is_invalid_not_dropped(tmp_path):
+    ok = {**entry({"A": "Shuffle", "B": "Early", "C": "Rand3", "D": "GT"}, "D"),
+          "option_dim": {"A": "C", "B": "A", "C": "S", "D": "GT"}, "error_dim": None}  # fmt: skip
+    data = {"m1": ok, "m2": {**ok, "answer": None, "option_map": None, "option_dim": None}}
+    (tmp_path / "mixed-model.json").write_text(json.dumps(data))
+    out = _import(tmp_path, tmp_path / "mixed-model.json")
+    res = json.loads(next((out / "mixed-model").glob("results_*.json")).read_text())["task_results"]
+    tb = res["tempcloze_mixed"]
+    assert tb["n_invalid"] == 1 and tb["metrics"]["accuracy_strict"]["value"] == 0.5
+    assert tb["metrics"]["accuracy"]["value"] == 1.0

@@ -42,13 +42,17 @@ def test_mixed_and_hard_run_on_a_folder_laid_out_as_the_release(release_root, tm
     assert all(r["metrics"]["accuracy"]["value"] == 1.0 for r in results.values())
 
 
-def test_a_missing_subset_file_names_both_places_it_was_looked_for(tmp_path, capsys):
+def test_a_missing_subset_file_names_every_place_it_was_looked_for_and_how_to_make_it(tmp_path, capsys):
     root = build_tempcloze(tmp_path, 2, virtual=True)
     (root / "tempcloze" / "subset_ids.json").unlink()
     code = main(["--tasks", "tempcloze_hard", "--model", "oracle", "--data", str(root),
                  "--cache_dir", str(tmp_path / "cache")])  # fmt: skip
     err = capsys.readouterr().err
-    assert code != 0 and "subset_ids.json or" in err and "subset/subset_ids.json not found" in err
+    assert (
+        code == 2
+        and "looked for subset_ids.json, TempCloze/subset/subset_ids.json, subset/subset_ids.json" in err
+    )
+    assert "build tempcloze-hard --results" in err and "run tempcloze_all" in err
 
 
 def test_frame_density_group_runs_8_12_16_and_20_frames(release_root, tmp_path):

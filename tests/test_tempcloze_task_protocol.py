@@ -141,7 +141,10 @@ def test_loader_reads_the_release_layout(release_root):
 
 
 def test_loader_errors_name_the_file_and_the_fix(release_root, tmp_path):
-    with pytest.raises(DataError, match=r"no 'choices/' folder in .*harness build tempcloze"):
+    with pytest.raises(
+        DataError,
+        match=r"no items in .*looked for choices, TempCloze/choices .*harness build tempcloze.*huggingface-cli download CedPei/TempCloze",
+    ):
         load(tmp_path, "test", {})
     with pytest.raises(DataError, match=r"subset_ids.json not found.*tempcloze-hard"):
         load(release_root, "test", {"subset": "hard"})

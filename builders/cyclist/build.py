@@ -1,14 +1,17 @@
-"""Dataset build loop: plan -> generate -> render -> write, sharded, resumable, streamed to disk."""
+"""Dataset build loop: plan -> generate -> render -> write, sharded, resumable, streamed to disk, in the
+release's kind-first layout (builders/cyclist/layout.py)."""
 
 from __future__ import annotations
 
 import hashlib
 import importlib
 import json
-import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from harness.api import write_atomic
+
+from .layout import SplitDirs, split_dirs
 from .scene import SceneGenerationError, dump_scene, generate_scene, scene_stem
 from .settings import Composition, SceneSettings, check_feasible, plan_scene
 
@@ -31,6 +34,11 @@ class BuildJob:
     seed: int = 0
     renderer: str | None = "raster"
     shard: tuple[int, int] = (0, 1)
+
+    @property
+    def dirs(self) -> SplitDirs:
+        """Where this job's tier and split go under `out`."""
+        return split_dirs(self.out, self.comp.tier, self.split)
 
     def config(self) -> dict:
         """What must match for an existing folder to be extended (renderer and size included)."""
@@ -57,19 +65,17 @@ def load_renderer(name: str, settings: SceneSettings):
     )
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
-
-
 def check_output_dir(job: BuildJob) -> None:
     """Refuse a folder built with another configuration; the same configuration is extended.
 
-    Splits may share a folder (scene files are named by split, as in the release), so the split is not
-    part of the compared configuration."""
-    cfg_path = job.out / "build_config.json"
+    A tier's splits share one build_config.json (build/<tier>/), so the split is not part of the compared
+    configuration. A folder holding a build in the earlier one-tier layout is refused too."""
+    if (job.out / "build_config.json").exists():
+        raise ValueError(
+            f"{job.out} holds a CycliST build in the earlier one-tier layout (build_config.json, scenes/*.json); "
+            "builds now write the release's kind-first layout (scenes/<tier>/<split>/...): use a new --out folder"
+        )
+    cfg_path = job.dirs.build_config
     config = {k: v for k, v in job.config().items() if k != "split"}
     if cfg_path.exists():
         old = {k: v for k, v in json.loads(cfg_path.read_text()).items() if k != "split"}
@@ -80,13 +86,14 @@ def check_output_dir(job: BuildJob) -> None:
                 "use a new --out folder or the same flags to extend it"
             )
     else:
-        _atomic_write(cfg_path, (json.dumps(config, sort_keys=True, indent=1) + "\n").encode())
+        write_atomic(cfg_path, json.dumps(config, sort_keys=True, indent=1) + "\n")
 
 
 def build_one(job: BuildJob, index: int, renderer=None) -> dict:
     """Generate, render and write scene `index`; returns its manifest entry. Skips finished scenes."""
     stem = scene_stem(job.split, index)
-    scene_path = job.out / "scenes" / f"{stem}_config.json"
+    dirs = job.dirs
+    scene_path = dirs.scenes / f"{stem}_config.json"
     if scene_path.exists():
         scene = json.loads(scene_path.read_text())
         return dict(scene.get("generation", {}), scene=stem, skipped=True)
@@ -95,10 +102,10 @@ def build_one(job: BuildJob, index: int, renderer=None) -> dict:
     scene["generation"] = dict(asdict(result.stats), failed_seeds=result.failed_seeds)
     if job.renderer:
         renderer = renderer or load_renderer(job.renderer, job.settings)
-        masks = renderer.render(scene, job.out / "videos" / f"{stem}.mp4", fps=job.settings.fps)
-        _atomic_write(job.out / "masks" / f"{stem}.json", json.dumps(masks, separators=(",", ":")).encode())
+        masks = renderer.render(scene, dirs.videos / f"{stem}.mp4", fps=job.settings.fps)
+        write_atomic(dirs.masks / f"{stem}.json", json.dumps(masks, separators=(",", ":")))
         scene["rendered"] = True
-    _atomic_write(scene_path, dump_scene(scene))  # written last: its presence marks the scene finished
+    write_atomic(scene_path, dump_scene(scene))  # written last: its presence marks the scene finished
     return dict(scene["generation"], scene=stem, skipped=False)
 
 
@@ -116,10 +123,10 @@ def _worker(args: tuple[BuildJob, int]) -> dict:
 
 
 def write_manifest(job: BuildJob) -> dict:
-    """Manifest from every finished scene in the folder (so shards merged into one folder agree)."""
+    """Manifest from every finished scene of the tier and split (so shards merged into one folder agree)."""
     scenes, failures, totals = [], 0, {"property_resamples": 0, "object_regenerations": 0, "backtracks": 0}
     cycle_counts: dict[str, int] = {}
-    for path in sorted((job.out / "scenes").glob("*_config.json")):
+    for path in sorted(job.dirs.scenes.glob("*_config.json")):
         scene = json.loads(path.read_text())
         gen = scene.get("generation", {})
         failures += int(gen.get("failed_seeds", 0))
@@ -143,7 +150,7 @@ def write_manifest(job: BuildJob) -> dict:
         "scenes": scenes,
         "digest": hashlib.sha256(json.dumps(scenes, sort_keys=True).encode()).hexdigest(),
     }
-    _atomic_write(job.out / "manifest.json", (json.dumps(manifest, sort_keys=True, indent=1) + "\n").encode())
+    write_atomic(job.dirs.manifest, json.dumps(manifest, sort_keys=True, indent=1) + "\n")
     return manifest
 
 

@@ -1,24 +1,38 @@
-"""The release's fixed vocabularies (meshes, materials, CLEVR colours, sizes) and scene defaults."""
+"""The release's fixed vocabularies (meshes, materials, CLEVR colours, sizes, cycle types, relations, tiers),
+read from the one definition the task reads too: tasks/cyclist/vocabulary.json (a data file, so the builder
+imports no task; docs/benchmarks/cyclist.md, "One vocabulary")."""
 
 from __future__ import annotations
 
-MESHES = ("Cone", "Cube", "Cylinder", "Sphere")
-MATERIALS = ("Metal", "Rubber")
+import json
+from pathlib import Path
+
+VOCABULARY_FILE = Path(__file__).resolve().parents[2] / "tasks" / "cyclist" / "vocabulary.json"
+_VOCABULARY = json.loads(VOCABULARY_FILE.read_text(encoding="utf-8"))
+
+COLORS: tuple[str, ...] = tuple(_VOCABULARY["colors"])
 # The eight CLEVR colours as the release's assets/colors.json lists them (0-255).
-COLORS_255 = {
-    "gray": (87, 87, 87),
-    "red": (173, 35, 35),
-    "blue": (42, 75, 215),
-    "green": (29, 105, 20),
-    "brown": (129, 74, 25),
-    "purple": (129, 38, 192),
-    "cyan": (41, 208, 208),
-    "yellow": (255, 238, 51),
-}
-SIZES = {"small": 0.25, "large": 0.5}
-CYCLE_TYPES = ("linear", "orbit", "resize", "recolor", "rotate")
-MOTION_CYCLES = ("linear", "orbit")  # both change the position: never together on one object
-RELATIONS = ("behind", "front", "left", "right")
+COLORS_255: dict[str, tuple[int, ...]] = {k: tuple(v) for k, v in _VOCABULARY["colors"].items()}
+SIZES: dict[str, float] = dict(_VOCABULARY["sizes"])  # name -> scale, as the release's assets/sizes.json
+SIZE_NAMES: tuple[str, ...] = tuple(SIZES)
+SHAPES: tuple[str, ...] = tuple(_VOCABULARY["shapes"])
+MATERIAL_NAMES: tuple[str, ...] = tuple(_VOCABULARY["materials"])
+MATERIAL_ALIASES: dict[str, str] = {**{m: m for m in MATERIAL_NAMES}, **_VOCABULARY["material_aliases"]}
+# The release's spelling of meshes and materials: capitalised, in the order of its asset files.
+MESHES: tuple[str, ...] = tuple(sorted(s.capitalize() for s in SHAPES))
+MATERIALS: tuple[str, ...] = tuple(sorted(m.capitalize() for m in MATERIAL_NAMES))
+DIRECTIONS: tuple[str, ...] = tuple(_VOCABULARY["directions"])
+RELATIONS: tuple[str, ...] = tuple(_VOCABULARY["relations"])
+MOTION_CYCLES: tuple[str, ...] = tuple(_VOCABULARY["motion_cycles"])  # never two on one object
+# The order in which the builder enumerates cycle-type combinations (it fixes which scene a seed and index
+# give, so it is the builder's own fact); the types themselves are the vocabulary's.
+CYCLE_TYPES: tuple[str, ...] = ("linear", "orbit", "resize", "recolor", "rotate")
+if sorted(CYCLE_TYPES) != sorted(_VOCABULARY["cycles"]):
+    raise ImportError(
+        f"builders/cyclist/constants.py: CYCLE_TYPES does not list the cycles of {VOCABULARY_FILE}"
+    )
+# tier code -> (the release's folder, the paper's name)
+TIER_NAMES: dict[str, tuple[str, str]] = {code: (f, n) for code, (f, n) in _VOCABULARY["tiers"].items()}
 
 
 def release_colors() -> dict[str, list[float]]:

@@ -49,7 +49,12 @@ class CyclistBuilder(Builder):
         parser.add_argument("--tier", default="L1", choices=list(TIERS), help="tier preset L1..L5")
         parser.add_argument("--split", default="test", choices=list(SPLITS))
         parser.add_argument("--num-scenes", type=int, default=None, help="default: the paper's Table 3 count")
-        parser.add_argument("--out", type=Path, required=True, help="dataset folder")
+        parser.add_argument(
+            "--out",
+            type=Path,
+            required=True,
+            help="dataset root: written in the release's layout (scenes/<tier>/<split>/, videos/..., questions/...)",
+        )
         parser.add_argument("--renderer", default="raster", choices=["raster", "blender", "none"])
         parser.add_argument(
             "--size", type=_size, default=None, help="WxH; default 480x270 (raster), 1920x1080 (blender)"
@@ -101,12 +106,12 @@ class CyclistBuilder(Builder):
         if not args.no_questions:
             from .questions.plugin import questions_for_build
 
-            questions_for_build(args.out, args.split, seed=args.seed, shard=args.shard)
+            questions_for_build(args.out, args.tier, args.split, seed=args.seed, shard=args.shard)
         return 0
 
     def demo(self, out_dir: Path, seed: int = 0) -> list[DemoDataset]:
         """A tiny L1 dataset (6 test and 6 train scenes, 32 frames at 160x90, raster, with questions) for the
-        embedded demo; the train split feeds the `prior` baseline."""
+        embedded demo, in the release's layout; the train split feeds the `prior` baseline."""
         from .build import BuildJob, run_build
         from .questions.plugin import questions_for_build
 
@@ -116,7 +121,7 @@ class CyclistBuilder(Builder):
             run_build(
                 BuildJob(data_dir, settings, Composition("L1"), split, 6, seed, "raster"), progress=False
             )
-            questions_for_build(data_dir, split, seed=seed)
+            questions_for_build(data_dir, "L1", split, seed=seed)
         return [DemoDataset(data_dir=data_dir, tasks=["cyclist_l1", "cyclist_caption_l1"])]
 
 

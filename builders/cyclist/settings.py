@@ -7,7 +7,7 @@ import math
 import random
 from dataclasses import asdict, dataclass, field
 
-from .constants import CYCLE_TYPES, MOTION_CYCLES
+from .constants import CYCLE_TYPES, MOTION_CYCLES, TIER_NAMES
 from .periods import default_factor_range, possible_periods, prime_factors
 
 
@@ -18,19 +18,28 @@ class TierSpec:
     base tiers."""
 
     name: str
-    title: str
     clutter: tuple[int, int]
     cyclic_objects: int
     cyclic_lights: bool = False
     mix: tuple[str, ...] = ()
 
+    @property
+    def folder(self) -> str:
+        """The release's folder name of the tier (scenes/<folder>/<split>/, ...)."""
+        return TIER_NAMES[self.name][0]
+
+    @property
+    def title(self) -> str:
+        """The paper's name of the tier."""
+        return TIER_NAMES[self.name][1]
+
 
 TIERS: dict[str, TierSpec] = {
-    "L1": TierSpec("L1", "Unicycle", (2, 3), 1),
-    "L2": TierSpec("L2", "Unicycle-Cluttered", (4, 9), 1),
-    "L3": TierSpec("L3", "Bicycle", (2, 3), 2),
-    "L4": TierSpec("L4", "Tricycle", (2, 3), 3),
-    "L5": TierSpec("L5", "Nightrider", (2, 3), 1, True, ("L1", "L3", "L4")),
+    "L1": TierSpec("L1", (2, 3), 1),
+    "L2": TierSpec("L2", (4, 9), 1),
+    "L3": TierSpec("L3", (2, 3), 2),
+    "L4": TierSpec("L4", (2, 3), 3),
+    "L5": TierSpec("L5", (2, 3), 1, True, ("L1", "L3", "L4")),
 }
 
 # Paper Table 3: scenes per tier and split.

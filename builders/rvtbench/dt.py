@@ -100,7 +100,7 @@ def pair_relations(a: dict, b: dict, width: int, threshold: float = SAME_DEPTH_T
 
 def frame_relations(instances: dict[str, dict], width: int, threshold: float = SAME_DEPTH_THRESHOLD) -> list:
     """Every ordered pair's relations in one frame, as [subject, relation, object] triples."""
-    ids = sorted(instances, key=_id_key)
+    ids = sorted(instances, key=instance_id_order)
     return [
         [i, rel, j]
         for i in ids
@@ -115,7 +115,7 @@ def spatial_description(instances: dict[str, dict], relations: list) -> str:
     names = {i: _short(inst["description"]) for i, inst in instances.items()}
     by_pair: dict[tuple[str, str], list[str]] = {}
     for i, rel, j in relations:
-        if _id_key(i) < _id_key(j):
+        if instance_id_order(i) < instance_id_order(j):
             by_pair.setdefault((i, j), []).append(RELATION_WORDS[rel])
     sentences = [
         f"The {names[i]} is {' and '.join(rels)} the {names[j]}." for (i, j), rels in sorted(by_pair.items())
@@ -131,7 +131,8 @@ def _short(description: str) -> str:
     return text
 
 
-def _id_key(i: str) -> tuple[int, str]:
+def instance_id_order(i: str) -> tuple[int, str]:
+    """Sort key of instance ids: numeric ids in numeric order, then the others by name."""
     return (int(i), i) if str(i).isdigit() else (1 << 30, str(i))
 
 
@@ -146,4 +147,4 @@ def write_dt(dt: dict, path: Path) -> None:
 
 def instance_ids(dt: dict) -> list[str]:
     """Every instance id appearing in any frame, in numeric order."""
-    return sorted({i for f in dt["frames"] for i in f["instances"]}, key=_id_key)
+    return sorted({i for f in dt["frames"] for i in f["instances"]}, key=instance_id_order)

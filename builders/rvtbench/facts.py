@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .dt import _id_key
+from .dt import instance_id_order
 
 MOVE_FRACTION = 0.08  # an object "moves" when its centre travels more than 8 % of the frame width
 ATTRIBUTE_ORDER = ("size", "color", "material", "shape", "category")
@@ -111,7 +111,7 @@ def object_facts(sampled: dict) -> dict[str, ObjectFacts]:
     frames = sampled["frames"]
     width = sampled["metadata"]["resolution"][1]
     first_t, last_t = frames[0]["timestamp"], frames[-1]["timestamp"]
-    ids = sorted({i for f in frames for i in f["instances"]}, key=_id_key)
+    ids = sorted({i for f in frames for i in f["instances"]}, key=instance_id_order)
     out: dict[str, ObjectFacts] = {}
     for i in ids:
         seen = [f for f in frames if i in f["instances"]]

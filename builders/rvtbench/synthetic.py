@@ -46,17 +46,26 @@ def describe(attrs: dict[str, str]) -> str:
 
 
 def scene_paths(cyclist_dir: Path) -> list[tuple[str, Path, Path, Path]]:
-    """(stem, scene JSON, masks JSON, video) of every rendered scene of a CycliST build, sorted."""
+    """(stem, scene JSON, masks JSON, video) of every rendered scene of a CycliST build (every tier and
+    split of its kind-first layout, or one tier folder of an earlier build), sorted. Stems are the scene
+    files' (`test_0`); when several tiers repeat one, each is prefixed with its tier folder."""
+    from builders.cyclist.layout import dataset_parts
+
     out = []
-    for scene_path in sorted((cyclist_dir / "scenes").glob("*_config.json")):
-        stem = scene_path.name[: -len("_config.json")]
-        masks, video = cyclist_dir / "masks" / f"{stem}.json", cyclist_dir / "videos" / f"{stem}.mp4"
-        if masks.exists() and video.exists():
-            out.append((stem, scene_path, masks, video))
+    for part in dataset_parts(cyclist_dir):
+        for scene_path in sorted(part["scenes"].glob("*_config.json")):
+            stem = scene_path.name[: -len("_config.json")]
+            masks, video = part["masks"] / f"{stem}.json", part["videos"] / f"{stem}.mp4"
+            if masks.exists() and video.exists():
+                out.append((stem, scene_path, masks, video))
+    if len({row[0] for row in out}) < len(out):
+        out = [
+            (f"{scene.parent.parent.name}_{stem}", scene, masks, video) for stem, scene, masks, video in out
+        ]
     if not out:
         raise ValueError(
-            f"--from-synthetic {cyclist_dir}: no rendered CycliST scenes (scenes/*_config.json with masks/ and "
-            "videos/); build some with `python -m harness build cyclist --out DIR --renderer raster ...`"
+            f"--from-synthetic {cyclist_dir}: no rendered CycliST scenes (scenes/<tier>/<split>/*_config.json with "
+            "masks/ and videos/ beside them); build some with `python -m harness build cyclist --out DIR --renderer raster ...`"
         )
     return out
 

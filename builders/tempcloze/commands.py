@@ -6,26 +6,46 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 from builders.tempcloze.config import BuildConfig, add_build_arguments, config_from_args
+from builders.tempcloze.layout import HARD_FILE
 from harness.api import Builder, ConfigError, DemoDataset
+
+SYNTHETIC_SECONDS, SYNTHETIC_FPS = 6.0, 10.0  # the demo's synthetic sources (they pass the paper's filters)
+HARD_NEXT = (
+    "TempCloze-Hard: run tempcloze_all with some models, then `python -m harness build tempcloze-hard "
+    "--results OUT --top N --out {out}` writes {out}/subset_ids.json"
+)
 
 
 class TempClozeBuilder(Builder):
-    """`harness build tempcloze --videos DIR --out DIR [--virtual] [--seed S] [--workers N]`."""
+    """`harness build tempcloze --videos DIR | --synthetic N --out DIR [--virtual] [--seed S] [--workers N]`."""
 
     name = "tempcloze"
     description = "TempCloze items (gap + Semantic/Alignment/Progression distractors) from a folder of videos"
 
     def add_arguments(self, parser: argparse.ArgumentParser) -> None:
         """Source and output folders, overwrite switch, thresholds and options."""
-        parser.add_argument(
-            "--videos", required=True, type=Path, help="folder of source videos (searched recursively)"
+        source = parser.add_mutually_exclusive_group(required=True)
+        source.add_argument("--videos", type=Path, help="folder of source videos (searched recursively)")
+        source.add_argument(
+            "--synthetic",
+            type=int,
+            metavar="N",
+            help=f"build from N synthetic moving-pattern videos ({SYNTHETIC_SECONDS:g} s at "
+            f"{SYNTHETIC_FPS:g} fps, made offline; no --videos needed)",
         )
         parser.add_argument(
-            "--out", required=True, type=Path, help="dataset root to write (choices/, manifest.json)"
+            "--out",
+            required=True,
+            type=Path,
+            help="dataset root to write, in the release layout (choices/, mixed_ids.json; manifest.json)",
         )
         parser.add_argument("--overwrite", action="store_true", help="replace items already in --out")
         parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
@@ -45,14 +65,18 @@ class TempClozeBuilder(Builder):
             else None
         )
         t0 = time.perf_counter()
-        manifest = build_dataset(
-            args.videos, args.out, cfg, model=model, progress=not args.no_progress, overwrite=args.overwrite
-        )
+        with _sources(args) as videos:
+            if args.synthetic is not None and cfg.source is None:
+                cfg = replace(cfg, source="synthetic")
+            manifest = build_dataset(
+                videos, args.out, cfg, model=model, progress=not args.no_progress, overwrite=args.overwrite
+            )
         skipped = ", ".join(f"{k} {v}" for k, v in sorted(manifest["skipped"].items())) or "none"
         print(
             f"tempcloze: {manifest['kept']} of {manifest['videos_found']} videos kept "
             f"(skipped: {skipped}) in {time.perf_counter() - t0:.1f} s -> {args.out}"
         )
+        print(HARD_NEXT.format(out=args.out))
         return 0
 
     def demo(self, out_dir: Path, seed: int = 0) -> list[DemoDataset]:
@@ -61,12 +85,32 @@ class TempClozeBuilder(Builder):
         from builders.tempcloze.synthetic import make_source_folder
 
         out = Path(out_dir)
-        make_source_folder(out / "sources", count=4, seconds=6.0, fps=10.0, seed=seed)
+        make_source_folder(out / "sources", count=4, seconds=SYNTHETIC_SECONDS, fps=SYNTHETIC_FPS, seed=seed)
         data = out / "tempcloze"
         build_dataset(
             out / "sources", data, BuildConfig(seed=seed, virtual=True), progress=False, overwrite=True
         )
         return [DemoDataset(data_dir=data, tasks=["tempcloze", "tempcloze_mixed"])]
+
+
+@contextmanager
+def _sources(args: argparse.Namespace) -> Iterator[Path]:
+    """The source folder: --videos, or --synthetic N videos made in a temporary folder beside --out (the
+    same filesystem, so a virtual build hard-links them into OUT/sources/)."""
+    if args.synthetic is None:
+        yield args.videos
+        return
+    from builders.tempcloze.synthetic import make_source_folder
+
+    if args.synthetic < 1:
+        raise ConfigError(f"--synthetic {args.synthetic}: give the number of videos to make (at least 1)")
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=".tempcloze-synthetic-", dir=out.parent) as tmp:
+        make_source_folder(
+            Path(tmp), count=args.synthetic, seconds=SYNTHETIC_SECONDS, fps=SYNTHETIC_FPS, seed=args.seed
+        )
+        yield Path(tmp)
 
 
 class TempClozeHardBuilder(Builder):
@@ -81,7 +125,12 @@ class TempClozeHardBuilder(Builder):
             "--results", nargs="+", required=True, help="results_*.json, samples_*.jsonl files or folders"
         )
         parser.add_argument("--top", type=int, default=150, help="subset size (default 150)")
-        parser.add_argument("--out", type=Path, required=True, help="output JSON (subset_ids.json format)")
+        parser.add_argument(
+            "--out",
+            type=Path,
+            required=True,
+            help="a dataset root (writes ROOT/subset_ids.json, where the tasks read it) or a .json file",
+        )
         parser.add_argument(
             "--unit",
             choices=("stem", "item"),
@@ -94,10 +143,11 @@ class TempClozeHardBuilder(Builder):
         from builders.tempcloze.hard import count_by_runs, hard_subset, tally
 
         subset = hard_subset(args.results, args.top, args.unit)
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(subset, indent=2) + "\n", encoding="utf-8")
+        out = args.out if args.out.suffix.lower() == ".json" else args.out / HARD_FILE
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(subset, indent=2) + "\n", encoding="utf-8")
         hist = count_by_runs(tally(args.results, args.unit))
-        print(f"tempcloze-hard: {len(subset)} {args.unit}s -> {args.out}; items by runs wrong: {hist}")
+        print(f"tempcloze-hard: {len(subset)} {args.unit}s -> {out}; items by runs wrong: {hist}")
         return 0
 
 

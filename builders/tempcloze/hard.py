@@ -14,6 +14,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.api import iter_samples
+
 
 @dataclass
 class ItemTally:
@@ -66,23 +68,16 @@ def samples_files(paths: Iterable[str | Path]) -> list[Path]:
 def _read_samples(path: Path) -> list[tuple[str, str, float]]:
     """(stem, dimension, accuracy) of every TempCloze sample in one samples file."""
     rows = []
-    with open(path, encoding="utf-8") as f:
-        for lineno, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise ValueError(f"{path}:{lineno}: not valid JSON ({err})") from err
-            doc = rec.get("doc") or {}
-            if "stem" not in doc:
-                continue  # another benchmark's sample
-            scores = rec.get("scores") or {}
-            if "accuracy" not in scores:
-                raise ValueError(f"{path}:{lineno}: sample of stem '{doc['stem']}' has no scores.accuracy")
-            # an invalid (unparsable) answer is scored None by the task: for Hard it counts as wrong
-            value = scores.get("accuracy_strict", scores["accuracy"])
-            rows.append((str(doc["stem"]), str(doc.get("dimension", "")), float(value or 0.0)))
+    for lineno, rec in iter_samples(path):  # a line that is no record: SamplesFileError (a ValueError)
+        doc = rec.get("doc") or {}
+        if "stem" not in doc:
+            continue  # another benchmark's sample
+        scores = rec.get("scores") or {}
+        if "accuracy" not in scores:
+            raise ValueError(f"{path}:{lineno}: sample of stem '{doc['stem']}' has no scores.accuracy")
+        # an invalid (unparsable) answer is scored None by the task: for Hard it counts as wrong
+        value = scores.get("accuracy_strict", scores["accuracy"])
+        rows.append((str(doc["stem"]), str(doc.get("dimension", "")), float(value or 0.0)))
     return rows
 
 

@@ -19,14 +19,21 @@ from typing import Any, Optional
 from builders.tempcloze.analysis import MotionProbe, pair_starts
 from builders.tempcloze.clips import write_item_clips
 from builders.tempcloze.config import VIDEO_EXTENSIONS, BuildConfig
-from builders.tempcloze.intervals import GapRejected, gap_length_bounds, item_rng, plan_item
+from builders.tempcloze.intervals import GapRejected, ItemPlan, gap_length_bounds, item_rng, plan_item
 from builders.tempcloze.layout import CHOICES_DIR, CLIPS_FILE, MANIFEST_FILE, MIXED_FILE, SOURCES_DIR
 from builders.tempcloze.mixed import select_mixed
 from builders.tempcloze.suitability import ask_suitability
 from builders.tempcloze.virtual import item_document, source_reference, write_item_document
 from harness.api import FrameSpec, Model, Segment, VideoRef, media_identity
+from harness.frames import MediaError, load_clip, probe_video
 
 FILTER_STAGES = ("readable", "duration", "sharpness", "suitability", "motion")
+# The flag that sets the threshold behind a skip reason (named when nothing passed).
+THRESHOLD_FLAGS = {"blurry": "--min-sharpness", "no_motion": "--min-motion", "too_short": "--min-duration"}
+SYNTHETIC_HINT = (
+    "the paper's thresholds are for natural footage: soft, slow synthetic renders such as the CycliST "
+    "build's videos pass with --min-sharpness 0 --min-motion 0"
+)
 
 
 class NoUsableVideos(ValueError):
@@ -41,9 +48,15 @@ class NoUsableVideos(ValueError):
                 "recursively); point --videos at a folder of videos"
             )
         else:
+            flags = [
+                f"{reason}: {THRESHOLD_FLAGS[reason]}"
+                for reason in sorted(counts)
+                if reason in THRESHOLD_FLAGS
+            ]
             msg = (
                 f"no usable video in {folder} ({detail}); {manifest} gives each file's reason: "
                 "replace those videos or lower the thresholds that rejected them"
+                + (f" ({', '.join(flags)}; {SYNTHETIC_HINT})" if flags else "")
             )
         super().__init__(msg)
         self.counts = counts
@@ -91,6 +104,17 @@ def source_name(path: Path, videos_dir: Path, given: Optional[str] = None) -> st
     return parts[0] if len(parts) > 1 else (videos_dir.resolve().name or str(videos_dir))
 
 
+class _Skipped(Exception):
+    """A filter stage rejected the video: `stage` (None: not a filter stage), `reason`, `detail`."""
+
+    def __init__(self, stage: Optional[str], reason: str, detail: str) -> None:
+        super().__init__(detail)
+        self.stage, self.reason, self.detail = stage, reason, detail
+
+
+_READ_ERRORS = (MediaError, OSError, ValueError)
+
+
 def process_video(
     path: Path,
     stem: str,
@@ -101,52 +125,79 @@ def process_video(
 ) -> dict[str, Any]:
     """Filter one video and write its item; returns an outcome record (kept, or skipped with a reason).
     `dataset_source` (the dataset source name) is recorded in the item's clips.json as `source_dataset`."""
-    from harness.frames import MediaError, load_clip, probe_video
-
     outcome: dict[str, Any] = {"stem": stem, "video": str(path), "stages": {}, "measures": {}}
     if dataset_source:
         outcome["source_dataset"] = dataset_source
     try:
+        num_frames, fps, shortest_gap = _check_duration(path, cfg, outcome)
+        probe = _motion_probe(path, cfg, num_frames, fps, shortest_gap)
+        _check_sharpness(probe, cfg, outcome)
+        if model is not None:
+            _check_suitability(model, path, stem, outcome)
+        plan, motion = _plan_gap(probe, num_frames, cfg, stem, outcome)
+        _write_item(path, stem, cfg, out_dir, fps, plan, motion, dataset_source)
+    except _Skipped as skip:
+        return _skip(outcome, skip.stage, skip.reason, skip.detail)
+    outcome.update(status="kept", reason=None, detail=None, gap=list(plan.gap), attempts=plan.attempts)
+    return outcome
+
+
+def _check_duration(path: Path, cfg: BuildConfig, outcome: dict) -> tuple[int, float, int]:
+    """(frames, fps, shortest gap length) of a readable video long enough for a gap and its context."""
+    try:
         info = probe_video(path)
-    except (MediaError, OSError, ValueError) as err:
-        return _skip(outcome, "readable", "unreadable", str(getattr(err, "reason", err)))
+    except _READ_ERRORS as err:
+        raise _Skipped("readable", "unreadable", str(getattr(err, "reason", err))) from None
     outcome["stages"]["readable"] = True
     num_frames, fps = int(info.num_frames), float(info.fps)
     duration = num_frames / fps if fps > 0 else 0.0
     outcome["measures"].update(duration=duration, num_frames=num_frames, fps=fps)
-    rules = cfg.gap_rules()
-    lo, hi = gap_length_bounds(num_frames, rules) if num_frames > 0 else (1, 0)
+    lo, hi = gap_length_bounds(num_frames, cfg.gap_rules()) if num_frames > 0 else (1, 0)
     if duration < cfg.min_duration or hi < lo:
-        return _skip(outcome, "duration", "too_short", f"{duration:.2f} s, {num_frames} frames")
+        raise _Skipped("duration", "too_short", f"{duration:.2f} s, {num_frames} frames")
     if cfg.max_duration is not None and duration > cfg.max_duration:
-        return _skip(outcome, "duration", "too_long", f"{duration:.2f} s > {cfg.max_duration} s")
+        raise _Skipped("duration", "too_long", f"{duration:.2f} s > {cfg.max_duration} s")
     outcome["stages"]["duration"] = True
+    return num_frames, fps, lo
 
-    starts = pair_starts(num_frames, fps, cfg.pairs_per_second, lo, window=(cfg.center_lo, cfg.center_hi))
+
+def _motion_probe(
+    path: Path, cfg: BuildConfig, num_frames: int, fps: float, shortest_gap: int
+) -> MotionProbe:
+    """Sharpness and gap motion measured on frame pairs decoded at the flow height."""
+    starts = pair_starts(
+        num_frames, fps, cfg.pairs_per_second, shortest_gap, window=(cfg.center_lo, cfg.center_hi)
+    )
     ref = VideoRef(path=str(path), segments=tuple(Segment(start=s, end=s + 2) for s in starts))
     try:
         frames = load_clip(ref, FrameSpec(strategy="all", max_height=cfg.flow_height)).frames
-    except (MediaError, OSError, ValueError) as err:
-        return _skip(outcome, None, "unreadable", f"decoding failed: {getattr(err, 'reason', err)}")
+    except _READ_ERRORS as err:
+        raise _Skipped(None, "unreadable", f"decoding failed: {getattr(err, 'reason', err)}") from None
     if len(frames) != 2 * len(starts):
-        return _skip(outcome, None, "unreadable", f"decoded {len(frames)} of {2 * len(starts)} frames")
-    probe = MotionProbe(starts, frames, cfg.flow_height)
+        raise _Skipped(None, "unreadable", f"decoded {len(frames)} of {2 * len(starts)} frames")
+    return MotionProbe(starts, frames, cfg.flow_height)
 
+
+def _check_sharpness(probe: MotionProbe, cfg: BuildConfig, outcome: dict) -> None:
     sharp = probe.sharpness()
     outcome["measures"]["sharpness"] = sharp
     if sharp < cfg.min_sharpness:
-        return _skip(
-            outcome, "sharpness", "blurry", f"variance of Laplacian {sharp:.1f} < {cfg.min_sharpness}"
-        )
+        raise _Skipped("sharpness", "blurry", f"variance of Laplacian {sharp:.1f} < {cfg.min_sharpness}")
     outcome["stages"]["sharpness"] = True
 
-    if model is not None:
-        ok, answer = ask_suitability(model, path, stem)
-        outcome["measures"]["suitability_answer"] = answer
-        if not ok:
-            return _skip(outcome, "suitability", "unsuitable", f"model answered {answer!r}")
-        outcome["stages"]["suitability"] = True
 
+def _check_suitability(model: Model, path: Path, stem: str, outcome: dict) -> None:
+    ok, answer = ask_suitability(model, path, stem)
+    outcome["measures"]["suitability_answer"] = answer
+    if not ok:
+        raise _Skipped("suitability", "unsuitable", f"model answered {answer!r}")
+    outcome["stages"]["suitability"] = True
+
+
+def _plan_gap(
+    probe: MotionProbe, num_frames: int, cfg: BuildConfig, stem: str, outcome: dict
+) -> tuple[ItemPlan, float]:
+    """The item's gap and clips, and the motion measured in the gap it kept (every try is recorded)."""
     tried: list[float] = []
 
     def has_motion(a: int, b: int) -> bool:
@@ -155,14 +206,26 @@ def process_video(
         return not math.isnan(m) and m > cfg.min_motion
 
     try:
-        plan = plan_item(num_frames, rules, item_rng(cfg.seed, stem), has_motion, cfg.gap_tries)
+        plan = plan_item(num_frames, cfg.gap_rules(), item_rng(cfg.seed, stem), has_motion, cfg.gap_tries)
     except GapRejected as err:
         outcome["measures"]["gap_motion_tries"] = [round(m, 4) for m in tried]
-        stage = "motion" if err.reason == "no_motion" else None
-        return _skip(outcome, stage, err.reason, str(err))
+        raise _Skipped("motion" if err.reason == "no_motion" else None, err.reason, str(err)) from None
     outcome["stages"]["motion"] = True
     outcome["measures"]["gap_motion_tries"] = [round(m, 4) for m in tried]
+    return plan, tried[-1]
 
+
+def _write_item(
+    path: Path,
+    stem: str,
+    cfg: BuildConfig,
+    out_dir: Path,
+    fps: float,
+    plan: ItemPlan,
+    motion: float,
+    dataset_source: Optional[str],
+) -> None:
+    """The item's clips (or its virtual source) and clips.json; a failure leaves no partial item."""
     item_dir = out_dir / CHOICES_DIR / stem
     try:
         if item_dir.exists():
@@ -180,16 +243,14 @@ def process_video(
             mode="virtual" if cfg.virtual else "files",
             source_identity=media_identity(path),
             extra={
-                "gap_motion": round(tried[-1], 4),
+                "gap_motion": round(motion, 4),
                 **({"source_dataset": dataset_source} if dataset_source else {}),
             },
         )
         write_item_document(item_dir / CLIPS_FILE, doc)
-    except (MediaError, OSError, ValueError) as err:
+    except _READ_ERRORS as err:
         shutil.rmtree(item_dir, ignore_errors=True)
-        return _skip(outcome, None, "write_failed", str(getattr(err, "reason", err)))
-    outcome.update(status="kept", reason=None, detail=None, gap=list(plan.gap), attempts=plan.attempts)
-    return outcome
+        raise _Skipped(None, "write_failed", str(getattr(err, "reason", err))) from None
 
 
 def _worker(args: tuple) -> dict[str, Any]:

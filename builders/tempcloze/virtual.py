@@ -14,7 +14,7 @@ from typing import Any, Union
 
 from builders.tempcloze.intervals import ClipPlan, ItemPlan
 from builders.tempcloze.layout import ALL_CLIPS
-from harness.api import Segment, VideoRef
+from harness.api import Segment, VideoRef, write_atomic
 
 CLIPS_FORMAT = "tempcloze-clips"
 CLIPS_VERSION = 1
@@ -68,10 +68,7 @@ def source_reference(source: Path, dataset_root: Path) -> str:
 
 def write_item_document(path: Path, doc: dict[str, Any]) -> None:
     """Write clips.json atomically (temporary name, then rename)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    write_atomic(path, json.dumps(doc, indent=1, sort_keys=True) + "\n")
 
 
 def load_item_document(path: Union[str, os.PathLike]) -> dict[str, Any]:

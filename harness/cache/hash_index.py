@@ -20,6 +20,8 @@ import zlib
 from pathlib import Path
 from typing import IO, Optional
 
+from harness.files import write_atomic
+
 log = logging.getLogger("harness.data.media")
 
 COMPACT_AT = 32
@@ -127,13 +129,9 @@ class HashIndex:
     def _compact(self, entries: list[os.DirEntry]) -> None:
         own = os.path.basename(self._writer.name) if self._writer is not None else None
         merged = self.folder / f"merged-{uuid.uuid4().hex[:12]}.jsonl"
-        tmp = merged.with_name(f".{merged.name}.tmp")
         try:
-            with open(tmp, "w", encoding="ascii", newline="\n") as f:
-                f.writelines(_line(name, digest) for name, digest in self._entries.items())
-            os.replace(tmp, merged)
+            write_atomic(merged, "".join(_line(name, digest) for name, digest in self._entries.items()))
         except OSError as exc:
-            tmp.unlink(missing_ok=True)
             log.debug("hash index %s not compacted: %s", self.folder, exc)
             return
         self._read[merged.name] = merged.stat().st_size

@@ -1,20 +1,122 @@
 """`python -m harness demo --out DIR`: the embedded default, offline on a fresh machine.
 
 Every registered builder that offers a demo builds a tiny dataset; the baselines (oracle, random, prior)
-run on the tasks each names; results and a short markdown summary land in DIR.
+run on the tasks each names; results and a short markdown summary land in DIR. Every (task, model) pair has
+a row: its headline value, or why it has none. A baseline that cannot work on a task (`prior` on a
+test-only benchmark: no training split) is refused by the harness and its row says "not run" with the
+reason. The demo checks itself: a run that is incomplete, a task that failed to run, or an oracle below
+100 % is a problem, listed in the summary and on stderr, and the demo exits 5.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from harness.errors import EXIT_OK, DataError
-from harness.plugins.loading import load_plugins
+from harness.errors import EXIT_INCOMPLETE, EXIT_OK, DataError, HarnessError, UnsuitableModelError
+from harness.plugins.loading import PluginState, load_plugins
 from harness.results.writer import atomic_write_text
 
 DEMO_MODELS = ("oracle", "random", "prior")
+#: how far below 1 an oracle's headline may be and still be "100 %": LISA's IoU adds 1e-5 to each union
+#: (about 1e-7 on the demo's boxes), while one wrong sample of a demo task costs more than 1e-2
+ORACLE_TOLERANCE = 1e-4
+HEADER = [
+    "| data | task | model | metric | value | 95% CI | n |",
+    "| --- | --- | --- | --- | --- | --- | --- |",
+]
+
+
+@dataclass
+class Summary:
+    """The summary's table rows, the notes under it and the problems that make the demo fail."""
+
+    rows: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    def row(self, data: str, task: str, model: str, metric: str, value: str, ci: str = "-", n: str = "-") -> None:
+        cells = [data, task, model, metric, value, ci, n]
+        self.rows.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+
+    def markdown(self) -> str:
+        lines = ["# Demo results", "", *HEADER, *self.rows]
+        if self.problems:
+            lines += ["", "Problems (the demo exits 5):", *(f"- {p}" for p in self.problems)]
+        return "\n".join(lines) + "\n"
+
+
+def _build_datasets(state: PluginState, out: Path, seed: int) -> list[tuple[str, Path, list[str]]]:
+    """(builder name, data folder, registered tasks) for every builder demo."""
+    datasets = []
+    for entry in state.registry.entries("builder"):
+        if "." in entry.name:
+            continue
+        builder = entry.load()()
+        for ds in builder.demo(out / "data" / entry.name, seed):
+            tasks = [t for t in ds.tasks if state.registry.has("task", t)]
+            if tasks:
+                datasets.append((entry.name, ds.data_dir, tasks))
+                print(f"built {entry.name} demo data in {ds.data_dir} for {', '.join(tasks)}", file=sys.stderr)
+    if not datasets:
+        raise DataError(
+            "no registered builder offers a demo dataset with registered tasks; check `python -m harness ls plugins`"
+        )
+    return datasets
+
+
+def _value_cells(model: str, task: str, res: dict[str, Any], summary: Summary) -> tuple[str, str]:
+    """(value, CI) cells of a task's headline; a missing value says why, an oracle below 1 is a problem."""
+    metric = res["headline"]
+    m = res["metrics"][metric]
+    ci = m.get("ci") or [None, None]
+    ci_text = f"[{ci[0]:.3f}, {ci[1]:.3f}]" if None not in ci else "-"
+    if m["value"] is None:
+        if res.get("n_scored"):
+            why = f"none of the {res['n_scored']} scored samples has a {metric} score (not applicable)"
+        else:
+            why = f"no sample was scored ({res.get('n_errors', 0)} errors)"
+        if model == "oracle":
+            summary.problems.append(f"`oracle` on {task}: no {metric} value: {why}")
+        return f"no value: {why}", ci_text
+    if model == "oracle" and abs(m["value"] - 1.0) > ORACLE_TOLERANCE:
+        summary.problems.append(f"`oracle` on {task}: {metric} {m['value']:.4f}, expected 1.000 (a pipeline bug)")
+    return f"{m['value']:.3f}", ci_text
+
+
+def _add_results(data: str, model: str, results: dict[str, Any], summary: Summary) -> None:
+    for task, res in results["task_results"].items():
+        value, ci = _value_cells(model, task, res, summary)
+        summary.row(data, task, model, res["headline"], value, ci, str(res["metrics"][res["headline"]]["n"]))
+    if not results.get("complete", True):
+        for reason in results.get("incomplete_reasons") or ["incomplete"]:
+            summary.problems.append(f"`{model}` on {data}: {reason}")
+
+
+def _run_model(run_one, data: str, model: str, members: dict[str, list[str]], summary: Summary) -> None:
+    """Run `model` on the tasks (names -> their leaf tasks); a task the model is refused on gets a "not run"
+    row per leaf task and the others run."""
+    left = list(members)
+    while left:
+        try:
+            out = run_one(left)
+        except UnsuitableModelError as exc:
+            refused = [n for n in left if exc.task in members[n]] or list(left)
+            for name in refused:
+                for task in members[name]:
+                    summary.row(data, task, model, "-", f"not run: {exc}")
+                left.remove(name)
+            print(f"not running {model} on {', '.join(refused)}: {exc}", file=sys.stderr)
+            continue
+        except HarnessError as exc:  # the demo's own data or pipeline failed: a problem, reported, not hidden
+            for task in (t for name in left for t in members[name]):
+                summary.row(data, task, model, "-", f"failed: {exc}")
+            summary.problems.append(f"`{model}` on {data}: {exc}")
+            return
+        _add_results(data, model, out.results, summary)
+        return
 
 
 def main(argv: list[str], command: str = "demo") -> int:
@@ -28,61 +130,33 @@ def main(argv: list[str], command: str = "demo") -> int:
     from harness.engine import runner
 
     state = load_plugins()
-    datasets = []
-    for entry in state.registry.entries("builder"):
-        if "." in entry.name:
-            continue
-        builder = entry.load()()
-        for ds in builder.demo(args.out / "data" / entry.name, args.seed):
-            tasks = [t for t in ds.tasks if state.registry.has("task", t)]
-            if tasks:
-                datasets.append((entry.name, ds.data_dir, tasks))
-                print(
-                    f"built {entry.name} demo data in {ds.data_dir} for {', '.join(tasks)}", file=sys.stderr
+    summary = Summary()
+    for data, data_dir, tasks in _build_datasets(state, args.out, args.seed):
+        members = {name: runner.expand_tasks(state, [name])[0] for name in tasks}
+        for model in [m for m in args.models.split(",") if m]:
+
+            def run_one(names: list[str], model: str = model, data_dir: Path = data_dir):
+                cfg = RunConfig(
+                    tasks=names,
+                    model=model,
+                    data=data_dir,
+                    output_path=args.out / "results",
+                    log_samples=True,
+                    cache_dir=args.out / "cache",
+                    seed=args.seed,
+                    limit=args.limit,
+                    progress=False,
                 )
-    if not datasets:
-        raise DataError(
-            "no registered builder offers a demo dataset with registered tasks; check `python -m harness ls plugins`"
-        )
-    lines = [
-        "# Demo results",
-        "",
-        "| data | task | model | metric | value | 95% CI | n |",
-        "| --- | --- | --- | --- | --- | --- | --- |",
-    ]
-    models = [m for m in args.models.split(",") if m]
-    skipped: list[str] = []
-    for builder_name, data_dir, tasks in datasets:
-        for model in models:
-            cfg = RunConfig(
-                tasks=tasks,
-                model=model,
-                data=data_dir,
-                output_path=args.out / "results",
-                log_samples=True,
-                cache_dir=args.out / "cache",
-                seed=args.seed,
-                limit=args.limit,
-                progress=False,
-            )
-            try:
-                out = runner.run(cfg, state)
-            except DataError as exc:
-                print(f"skipping {model} on {builder_name}: {exc}", file=sys.stderr)
-                skipped.append(f"- `{model}` on {builder_name}: {exc}")
-                continue
-            for task, res in out.results["task_results"].items():
-                m = res["metrics"][res["headline"]]
-                ci = m["ci"] or [None, None]
-                ci_text = f"[{ci[0]:.3f}, {ci[1]:.3f}]" if None not in ci else "-"
-                value = "-" if m["value"] is None else f"{m['value']:.3f}"
-                lines.append(
-                    f"| {builder_name} | {task} | {model} | {res['headline']} | {value} | {ci_text} | {m['n']} |"
-                )
-    if skipped:
-        lines += ["", "Not run:", *skipped]
-    summary = "\n".join(lines) + "\n"
-    atomic_write_text(args.out / "summary.md", summary)
-    print(summary)
+                return runner.run(cfg, state)
+
+            _run_model(run_one, data, model, members, summary)
+    text = summary.markdown()
+    atomic_write_text(args.out / "summary.md", text)
+    print(text)
     print(f"summary: {args.out / 'summary.md'}", file=sys.stderr)
+    if summary.problems:
+        print(f"demo incomplete (exit {EXIT_INCOMPLETE}):", file=sys.stderr)
+        for problem in summary.problems:
+            print(f"  {problem}", file=sys.stderr)
+        return EXIT_INCOMPLETE
     return EXIT_OK

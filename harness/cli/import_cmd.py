@@ -2,20 +2,23 @@
 
 Each FILE is read by the importer registered as NAME (hook `register_importers`, harness/contract/importer.py)
 into samples records; they are written as `DIR/<model>/samples_<task>_<stamp>.jsonl` beside a results
-file whose numbers come from the ordinary `--rescore` path (harness.engine.runner.rescore), with the source file,
+file whose numbers come from the ordinary `--rescore` path (harness.engine.rescoring.rescore), with the source file,
 its sha256 and the source commit recorded under `imported_from`. The core knows no importer: it finds them
-through the registry.
+through the registry. A file that cannot be read (not a file, not the importer's format, no items) is
+reported on stderr and the files after it are still imported; the exit code is then 2 (docs/cli.md).
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from harness import __version__
 from harness.contract.importer import ImportedRun
 from harness.engine.evaluator import score_record
-from harness.engine.runner import build_task, rescore
+from harness.engine.rescoring import rescore
+from harness.engine.runner import build_task
 from harness.errors import EXIT_USAGE, ConfigError
 from harness.plugins.loading import PluginState, load_plugins
 from harness.results.lm_eval_keys import lm_eval_config
@@ -113,11 +116,24 @@ def main(argv: list[str], command: str = "import") -> int:
     if args.include_path:
         state = load_plugins(args.include_path)
     importer = entry.load()()
-    for path in args.files:
-        if not path.is_file():
-            raise ConfigError(f"import {argv[0]}: {path} is not a file")
-        run = importer.read(path, args.commit)
-        written = write_imported(run, args.out, state, args.include_path)
+    failed = []
+    for path in args.files:  # one file that cannot be imported is reported; the others are still imported
+        try:
+            if not path.is_file():
+                raise ConfigError(f"import {argv[0]}: {path} is not a file")
+            run = importer.read(path, args.commit)
+            written = write_imported(run, args.out, state, args.include_path)
+        except ConfigError as err:
+            print(f"error: {err}", file=sys.stderr)
+            failed.append(str(path))
+            continue
         counts = ", ".join(f"{t} {len(r)}" for t, r in run.tasks.items())
         print(f"imported {path} as model '{run.model}' ({counts} items) -> {written}")
+    if failed:
+        print(
+            f"error: {len(failed)} of {len(args.files)} files not imported ({', '.join(failed)}); "
+            "the others were written",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
     return 0

@@ -32,7 +32,7 @@ def _calibration_hook(state, task: str):
                 return hook
         return None
     ref = (cfg.get("metadata") or {}).get("calibration")
-    return load_hook(ref, Path(entry.extra["path"]).parent, f"task '{task}' calibration") if ref else None
+    return load_hook(ref, Path(entry.extra["path"]).parent, f"task '{task}' field 'metadata.calibration'") if ref else None
 
 
 def main(argv: list[str], command: str = "judge-calibrate") -> int:
@@ -56,7 +56,7 @@ def main(argv: list[str], command: str = "judge-calibrate") -> int:
     judge = None
     if args.judge != RULE_JUDGE:
         from harness.engine.judging import JudgeClient
-        from harness.engine.runner import load_judge
+        from harness.engine.model_loading import load_judge
 
         cache = ResponseCache((args.cache_dir or default_cache_dir()) / "responses.sqlite")
         judge = JudgeClient(

@@ -52,7 +52,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--frames", default=None, help="override the tasks' frame spec, e.g. uniform:16,max_side=448"
     )
-    p.add_argument("--data", type=Path, default=None, help="local dataset root for the tasks")
+    p.add_argument(
+        "--data",
+        type=Path,
+        default=None,
+        help="local dataset root for the tasks (without it, each task fetches its release from the HF hub)",
+    )
+    p.add_argument(
+        "--data_revision",
+        default=None,
+        help="hub revision (branch, tag or commit) of the releases fetched without --data",
+    )
     p.add_argument("--split", default=None, help="dataset split (default: each task's configured split)")
     p.add_argument("--gen_kwargs", default="", help="k=v,... overriding the tasks' generation kwargs")
     p.add_argument("--strict", action="store_true", help="stop at the first per-sample error")
@@ -88,18 +98,23 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str], command: str = "run") -> int:
     args = build_parser().parse_args(argv)
-    from harness.engine import runner
+    from harness.engine import rescoring, runner
     from harness.plugins.loading import load_plugins
 
     if args.rescore:
         state = load_plugins(args.include_path)
-        out = runner.rescore(args.rescore, args.include_path, args.output_path, args.seed, state)
+        out = rescoring.rescore(args.rescore, args.include_path, args.output_path, args.seed, state)
         _print_summary(out, state)
         if out.results_path:
             print(f"results: {out.results_path}", file=sys.stderr)
         return _exit_code(out.results)
     if not args.tasks or not args.model:
         raise ConfigError("--tasks and --model are required (see `python -m harness --help`)")
+    if args.data_revision and args.data is not None:
+        raise ConfigError(
+            "--data_revision pins the hub release a task fetches without --data; with --data the local "
+            "folder is read as it is: drop one of the two"
+        )
     if args.allow_external_symlinks:  # read by harness.data.media.safe_media_path (and by torchrun's ranks)
         os.environ[ALLOW_SYMLINKS_ENV] = "1"
     limit = args.limit
@@ -121,6 +136,7 @@ def main(argv: list[str], command: str = "run") -> int:
         judge_args=parse_kv(args.judge_args, "--judge_args"),
         frames=parse_frames(args.frames),
         data=args.data,
+        data_revision=args.data_revision,
         split=args.split,
         strict=args.strict,
         max_error_rate=check_max_error_rate(args.max_error_rate),

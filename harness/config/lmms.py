@@ -59,6 +59,8 @@ LMMS_KEYS = {
     "should_decontaminate",
     "doc_to_decontamination_query",
     "fewshot_config",
+    "doc_to_messages",
+    "model_specific_target_kwargs",
 }
 #: dataset_kwargs lmms-eval consumes itself (download and unpacking of video archives) before load_dataset
 _DOWNLOAD_ONLY = {
@@ -79,15 +81,19 @@ _LMMS_SECTION = {
     "doc_to_visual": "doc_to_visual",
     "doc_to_text": "doc_to_text",
     "doc_to_target": "doc_to_target",
+    "doc_to_messages": "doc_to_messages",
+    "doc_to_choice": "doc_to_choice",
     "process_results": "process_results",
     "lmms_eval_specific_kwargs": "specific_kwargs",
     "model_specific_prompt_kwargs": "specific_kwargs",
+    "model_specific_generation_kwargs": "generation_kwargs_by_model",
+    "model_specific_target_kwargs": "target_kwargs_by_model",
     "output_type": "output_type",
     "score_key": "score_key",
 }
 _IGNORED = {"task_alias", "group_alias", "target_delimiter", "fewshot_delimiter", "full_docs", "repeats"}
 _IGNORED |= {"process_results_use_image", "should_decontaminate", "doc_to_decontamination_query"}
-_IGNORED |= {"fewshot_split", "fewshot_config", "model_specific_generation_kwargs"}
+_IGNORED |= {"fewshot_split", "fewshot_config"}
 
 
 def is_lmms_config(raw: dict) -> bool:
@@ -140,10 +146,6 @@ def translate(raw: dict, path: str) -> dict:
         )
     if int(raw.get("num_fewshot") or 0) != 0:
         raise ConfigError(f"{path}: field 'num_fewshot': only 0 is supported, got {raw['num_fewshot']}")
-    if raw.get("doc_to_choice") is not None:
-        raise ConfigError(
-            f"{path}: field 'doc_to_choice': multiple-choice by log-likelihood is not supported"
-        )
     if raw.get("filter_list") is not None:
         raise ConfigError(
             f"{path}: field 'filter_list': filters are not supported; apply them in process_results"

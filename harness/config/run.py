@@ -83,8 +83,22 @@ class RunConfig:
     judge_args: dict[str, Any] = field(default_factory=dict)
     frames: Optional[FrameSpec] = None
     data: Optional[Path] = None
+    data_revision: Optional[str] = None
     split: Optional[str] = None
     strict: bool = False
     max_error_rate: float = 0.0
     gen_kwargs: dict[str, Any] = field(default_factory=dict)
     progress: bool = True
+
+    def __post_init__(self) -> None:
+        """ConfigError (exit 2) for a batch size or limit that cannot select or send anything."""
+        size = self.batch_size
+        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+            raise ConfigError(
+                f"--batch_size {size}: must be a whole number of at least 1 (the requests per generate call)"
+            )
+        if self.limit is not None and (isinstance(self.limit, bool) or not self.limit > 0):
+            raise ConfigError(
+                f"--limit {self.limit:g}: must be a sample count of at least 1 or a fraction between 0 and 1 of "
+                "each task; leave it out to run every sample"
+            )

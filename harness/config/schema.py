@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_serializer
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_serializer, model_validator
 
 from harness.errors import ConfigError
 from harness.frames.spec import FrameSpec
@@ -12,6 +12,32 @@ from harness.frames.spec import FrameSpec
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+class HubRelease(_Strict):
+    """The official release a task downloads from the Hugging Face hub when the run has no `--data` (and the
+    dataset names no `source`).
+
+    repo_id: the hub dataset ("owner/name"); revision: branch, tag or commit (`--data_revision` overrides;
+    the commit actually used is recorded in the results); allow_patterns: the files this task needs, as
+    `huggingface_hub` globs (`*` crosses `/`), with `{split}`, `{data_key}` and any `options` key filled in
+    (e.g. `videos/{data_key}/{split}/*`); patterns_hook: instead of allow_patterns, a hook
+    `module:function(split, options) -> list[str]` for a release whose folder names follow from the task's
+    options through the plugin's own tables (CycliST: tier L1 -> `unicycle`); doi: the release's DOI, recorded
+    with it. See harness/data/fetch.py.
+    """
+
+    repo_id: str = Field(pattern=r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+    revision: str = "main"
+    allow_patterns: list[str] = Field(default_factory=list)
+    patterns_hook: Optional[str] = None
+    doi: Optional[str] = None
+
+    @model_validator(mode="after")
+    def _one_source_of_patterns(self) -> HubRelease:
+        if bool(self.allow_patterns) == bool(self.patterns_hook):
+            raise ValueError("give exactly one of allow_patterns (a list of globs) and patterns_hook")
+        return self
 
 
 class DatasetConfig(_Strict):
@@ -23,7 +49,8 @@ class DatasetConfig(_Strict):
     name, data_files, revision, kwargs: passed to `datasets.load_dataset` when the source is read through HF
     `datasets` (a hub id, a packaged builder such as `json` / `parquet`, a `save_to_disk` folder or parquet
     files; see harness/data/hf_datasets.py); from_disk: the source is a `save_to_disk` folder (lmms-eval's
-    `load_from_disk`); process_docs: a hook called on the `datasets.Dataset` before its rows are read.
+    `load_from_disk`); process_docs: a hook called on the `datasets.Dataset` before its rows are read;
+    hub: the official release fetched into the HF cache when the run has no `--data` (HubRelease).
     """
 
     source: Optional[str] = None
@@ -39,6 +66,7 @@ class DatasetConfig(_Strict):
     train_split: Optional[str] = "train"
     options: dict[str, Any] = Field(default_factory=dict)
     build_hint: str = ""
+    hub: Optional[HubRelease] = None
 
 
 class PromptConfig(_Strict):
@@ -83,8 +111,14 @@ class LmmsConfig(_Strict):
     doc_to_visual: Optional[Union[str, dict[str, str]]] = None
     doc_to_text: Optional[Union[str, int, dict[str, str]]] = None
     doc_to_target: Optional[Union[str, int, list, dict[str, str]]] = None
+    doc_to_messages: Optional[dict[str, str]] = None
+    doc_to_choice: Optional[Union[str, list, dict[str, Any]]] = None
     process_results: Optional[dict[str, str]] = None
+    #: lmms_eval_specific_kwargs as written: per model family, `default` for the others
     specific_kwargs: Optional[dict[str, Any]] = None
+    #: model_specific_generation_kwargs / model_specific_target_kwargs as written (per model family)
+    generation_kwargs_by_model: Optional[dict[str, Any]] = None
+    target_kwargs_by_model: Optional[dict[str, Any]] = None
     output_type: str = "generate_until"
     score_key: Optional[str] = None
     description: Optional[str] = None
@@ -94,7 +128,7 @@ class TaskConfig(_Strict):
     """One task: data, prompt, frames, generation, hooks, metrics and breakdowns."""
 
     task: str
-    version: Union[int, str]
+    version: Union[int, float, str]
     description: str = ""
     groups: list[str] = Field(default_factory=list)
     variant_of: Optional[str] = None
@@ -104,6 +138,10 @@ class TaskConfig(_Strict):
     target_field: Optional[str] = "answer"
     prior_key: Optional[str] = None
     answer_space: Optional[list[str]] = None
+    #: the kind of answer the task asks for, matched against a model's `answer_types` before a run:
+    #: `text` (a short or free-form text answer), `clip_choice` (pick the candidate clip that fills a gap,
+    #: as TempCloze), `masks` (segmentation masks), `boxes` (bounding boxes), or a plugin's own word
+    answer_type: str = "text"
     prompt: PromptConfig = Field(default_factory=PromptConfig)
     frames: FrameSpec = Field(default_factory=lambda: FrameSpec(strategy="uniform", count=16))
     generation: dict[str, Any] = Field(default_factory=lambda: {"max_new_tokens": 64, "temperature": 0.0})
@@ -143,7 +181,7 @@ class GroupConfig(_Strict):
 
     group: str
     task: list[str]
-    version: Union[int, str] = 1
+    version: Union[int, float, str] = 1
     description: str = ""
     aggregate: Literal["sample_weighted", "task_mean"] = "sample_weighted"
     hooks: GroupHooksConfig = Field(default_factory=GroupHooksConfig)

@@ -11,11 +11,11 @@ across concurrent `generate_iter` calls (served adapters set it to their `concur
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, ClassVar, Optional, Union
 
 from harness.contract.messages import Capabilities, Request, Response, TaskInfo
-from harness.errors import HarnessError
+from harness.errors import HarnessError, ModelArgsError, UnsuitableModelError
 
 Result = Union[Response, BaseException]
 
@@ -35,18 +35,36 @@ class PartialGeneration(RuntimeError):
 class Model:
     """Base class of model adapters.
 
-    Subclasses set `capabilities`, accept their `--model_args` as keyword arguments and implement
-    `generate`. `identity()` goes into every response-cache key: include anything that changes answers.
+    Subclasses set `capabilities`, accept their `--model_args` as keyword arguments (declared in
+    `accepted_args`) and implement `generate`. `identity()` goes into every response-cache key: include
+    anything that changes answers. A model that cannot answer every kind of task names the kinds it can in
+    `answer_types`; one that needs something of a task's data checks it in `prepare_task`.
     """
 
     name: ClassVar[str] = "model"
     version: ClassVar[str] = "1"
+    #: the name results and reports show for this model (the `OUT/<name>/` folder, the results' model name);
+    #: None: the name the run asked for (`--model`)
+    display_name: Optional[str] = None
+    #: the lmms-eval model this adapter corresponds to (e.g. "llava_vid", "qwen2_5_vl"): lmms-eval task folders
+    #: pick their per-model prompts (`lmms_eval_specific_kwargs`) by it, as lmms-eval does for `--model NAME`
+    lmms_eval_model: ClassVar[Optional[str]] = None
     capabilities: Capabilities = Capabilities()
+    #: True for baselines that answer from the task's side (random, prior, oracle): each request then
+    #: carries `hints` (the oracle answer, the prior key, a per-sample seed); False: `Request.hints` is empty
+    uses_hints: ClassVar[bool] = False
     #: requests the backend can work on at once; > 1 lets the evaluator call generate_iter from that many
     #: threads (each call thread-safe), whatever --batch_size is
     max_in_flight: int = 1
+    #: the `--model_args` keys this adapter accepts: any other key is refused before the model loads
+    #: (ModelArgsError, exit 2, listing these). None: not declared (the adapter's signature decides)
+    accepted_args: ClassVar[Optional[tuple[str, ...]]] = None
+    #: the task answer types (`answer_type` in a task's YAML: text, clip_choice, masks, boxes, or a
+    #: plugin's own) this model can answer; a task of another type is refused up front (exit 2). None: any
+    answer_types: ClassVar[Optional[frozenset[str]]] = None
 
     def __init__(self, **model_args: Any) -> None:
+        check_model_args(self.name, model_args, self.accepted_args)
         self.model_args = dict(model_args)
 
     def identity(self) -> dict[str, Any]:
@@ -54,7 +72,8 @@ class Model:
         return {"name": self.name, "version": self.version, "args": self.model_args}
 
     def prepare_task(self, info: TaskInfo) -> None:
-        """Called once per task before its requests (baselines read the answer space or prior here)."""
+        """Called once per task before any request (baselines read the answer space or prior here); raise
+        UnsuitableModelError(message, task) when the model cannot work on the task's data (exit 2)."""
 
     def generate(self, requests: list[Request]) -> list[Result]:
         """Answer a batch of requests: one Response (or the exception that request failed with) per request, in order."""
@@ -66,6 +85,33 @@ class Model:
 
     def close(self) -> None:
         """Release resources (servers, GPU memory)."""
+
+
+def check_model_args(model: str, args: Mapping[str, Any], accepted: Optional[Sequence[str]]) -> None:
+    """ModelArgsError naming every key of `args` that `accepted` lacks, and the accepted keys (None: no check)."""
+    if accepted is None:
+        return
+    unknown = sorted(set(args) - set(accepted))
+    if unknown:
+        keys = ", ".join(accepted) if accepted else "none (this model takes no arguments)"
+        raise ModelArgsError(f"model '{model}': unknown model_args {', '.join(unknown)}; accepted: {keys}")
+
+
+def check_answer_type(
+    model: str, answer_types: Optional[frozenset[str]], task: str, answer_type: str, fitting: Sequence[str] = ()
+) -> None:
+    """UnsuitableModelError when a model that declares `answer_types` cannot answer a task of `answer_type`;
+    `fitting` names a few registered tasks it can answer, for the message."""
+    if answer_types is None or answer_type in answer_types:
+        return
+    kinds = " or ".join(sorted(answer_types))
+    hint = f" (e.g. {', '.join(fitting)})" if fitting else ""
+    raise UnsuitableModelError(
+        f"model '{model}' answers {kinds} tasks only, and task '{task}' is a {answer_type} task (answer_type in "
+        f"its YAML), so every answer would score 0; run '{model}' on {kinds} tasks{hint}, or task '{task}' "
+        "with another model",
+        task,
+    )
 
 
 def per_request_results(model: Model, requests: list[Request]) -> list[Result]:

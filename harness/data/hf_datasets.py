@@ -3,9 +3,14 @@
 
 A task's video column may hold a path, raw bytes, or a `datasets.Video` feature (read with `decode=False`, so a
 `{"path", "bytes"}` pair). Bytes are written once, content-addressed, to `<cache dir>/hf_media/` and the row
-then holds that file's absolute path; those files, and files in the HF `datasets` cache (a hub dataset's
-extracted videos), are media `datasets` provided (`media_roots`). Any other path is relative to the dataset
-folder and keeps the root rule.
+then holds that file's absolute path; those files and files in the HF `datasets` cache (a hub dataset's
+extracted videos) are media `datasets` provided (`media_roots`), accepted by absolute path. A `datasets.Video`
+path inside the local dataset folder (what `save_to_disk` and `to_parquet` keep for a column built from files:
+their absolute paths) is made relative to that folder, so it keeps the root rule like any relative path. Any
+other absolute path is refused unless the user opts in with `--allow_external_symlinks`.
+
+A folder holding parquet files is read as parquet (its splits named as `datasets` names them: `test.parquet`,
+`data/test-00000-of-00001.parquet`, `test/*.parquet`), whatever media files lie beside them.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from harness.errors import ConfigError, DataError
+from harness.files import write_atomic
 
 #: builder names `datasets` ships (lm-eval's `dataset_path: json` with `data_files`)
 PACKAGED = {"json", "csv", "parquet", "text", "arrow", "pandas", "imagefolder", "videofolder", "audiofolder"}
@@ -58,11 +64,12 @@ def is_datasets_path(path: Path, ds: Any = None) -> bool:
         return False
     if ds is not None and (ds.from_disk or ds.name or ds.data_files):
         return True
-    return (
-        any((path / m).exists() for m in _SAVED)
-        or any(path.glob("*.parquet"))
-        or any(path.glob("data/*.parquet"))
-    )
+    return any((path / m).exists() for m in _SAVED) or holds_parquet(path)
+
+
+def holds_parquet(folder: Path) -> bool:
+    """Whether a folder holds parquet files where `datasets` looks for them (top level, `data/`, `<split>/`)."""
+    return any(any(folder.glob(g)) for g in ("*.parquet", "data/*.parquet", "*/*.parquet"))
 
 
 def media_dir(cache_dir: Optional[Path] = None) -> Path:
@@ -75,7 +82,7 @@ def media_dir(cache_dir: Optional[Path] = None) -> Path:
 def media_roots(cache_dir: Optional[Path] = None) -> list[Path]:
     """Folders whose files `datasets` itself wrote (absolute paths inside them are accepted): the media cache
     and, for hub datasets, the HF datasets cache. A local dataset folder is not one: its rows keep the root
-    rule (relative paths)."""
+    rule (a `datasets.Video` path inside it is made relative, see `load_rows`)."""
     roots = [media_dir(cache_dir)]
     try:
         datasets = _datasets()
@@ -97,8 +104,58 @@ def _data_files(value: Any, base_dir: Path) -> Any:
     return value
 
 
+#: the packaged builder that reads a data file, by suffix (what `--data FILE` may be)
+BUILDER_BY_SUFFIX = {".json": "json", ".jsonl": "json", ".parquet": "parquet", ".csv": "csv", ".arrow": "arrow"}
+
+
+def _names(value: Any) -> list[str]:
+    """The file names in a data_files value (a path or URL, a list of them, or a dict of split -> those)."""
+    if isinstance(value, str):
+        return [value.rstrip("/").rsplit("/", 1)[-1]]
+    if isinstance(value, list):
+        return [n for v in value for n in _names(v)]
+    return []
+
+
+def local_data_files(root: Path, split: str, ds: Any) -> Optional[tuple[str, list[str]]]:
+    """(builder, files) of `split` in a `--data` path, which replaces every source the config names (hub id,
+    or a packaged builder's `data_files`, local or URL): a data file itself; else, in a folder, the files
+    named like the config's `data_files` for that split; else `{split}.jsonl|json|parquet|csv` (also under
+    `data/`). None when the folder holds none of them (a saved dataset or a hub snapshot: read as it is)."""
+    if root.is_file():
+        builder = BUILDER_BY_SUFFIX.get(root.suffix.lower())
+        return (builder, [str(root)]) if builder else None
+    wanted = ds.data_files.get(split) if isinstance(ds.data_files, dict) else ds.data_files
+    named = [root / n for n in _names(wanted)]
+    if named and all(p.is_file() for p in named):
+        builders = {BUILDER_BY_SUFFIX.get(p.suffix.lower(), ds.source) for p in named}
+        if len(builders) == 1 and None not in builders:
+            return builders.pop(), [str(p) for p in named]
+    for folder in (root, root / "data"):
+        for suffix in (".jsonl", ".json", ".parquet", ".csv"):
+            if (folder / f"{split}{suffix}").is_file():
+                return BUILDER_BY_SUFFIX[suffix], [str(folder / f"{split}{suffix}")]
+    return None
+
+
+def parquet_splits(root: Path) -> dict[str, list[str]]:
+    """A folder's parquet files by split, as `datasets` names splits from file and folder names; other
+    files (the videos beside them) are left out. Empty when the folder holds no parquet file."""
+    if not holds_parquet(root):
+        return {}
+    from datasets.data_files import DataFilesDict, get_data_patterns  # noqa: PLC0415 - the hf extra
+
+    files = DataFilesDict.from_patterns(get_data_patterns(str(root)), base_path=str(root))
+    by_split = {str(k): sorted(f for f in v if str(f).endswith(".parquet")) for k, v in files.items()}
+    return {k: v for k, v in by_split.items() if v}
+
+
 def _open(ds: Any, split: str, base_dir: Path, root: Optional[Path]):
     datasets = _datasets()
+    files = local_data_files(root, split, ds) if root is not None else None
+    if files is not None:  # --data replaces the config's sources; its own kwargs (e.g. `field`) still apply
+        kwargs = {k: v for k, v in ds.kwargs.items() if k not in ("data_files", "revision")}
+        return datasets.load_dataset(files[0], data_files={split: files[1]}, split=split, **kwargs)
     if root is not None and root.is_file():
         return datasets.load_dataset(root.suffix[1:], data_files={split: str(root)}, split=split)
     if root is not None and (ds.from_disk or any((root / m).exists() for m in _SAVED)):
@@ -108,6 +165,13 @@ def _open(ds: Any, split: str, base_dir: Path, root: Optional[Path]):
                 raise DataError(f"no split '{split}' in {root} (it has {', '.join(obj)})")
             return obj[split]
         return obj
+    splits = parquet_splits(root) if root is not None and ds.data_files is None and not ds.name else {}
+    if splits:  # parquet, never the videofolder `datasets` would infer from the videos beside it
+        if split not in splits:
+            raise DataError(
+                f"no split '{split}' among the parquet files in {root} (it has {', '.join(splits)})"
+            )
+        return datasets.load_dataset("parquet", data_files={split: splits[split]}, split=split, **ds.kwargs)
     # a packaged builder (`json` + data_files) reads its files; else the local copy (--data) or the hub id
     source = ds.source if ds.source in PACKAGED or root is None else str(root)
     kwargs = dict(ds.kwargs)
@@ -124,10 +188,7 @@ def _write_bytes(data: bytes, name: str, cache_dir: Optional[Path]) -> str:
     folder = media_dir(cache_dir) / digest[:2]
     path = folder / f"{digest}{suffix}"
     if not path.exists():
-        folder.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
+        write_atomic(path, data)
     return str(path)
 
 
@@ -140,6 +201,16 @@ def _media_value(value: Any, cache_dir: Optional[Path]) -> Any:
             return _write_bytes(bytes(value["bytes"]), value.get("path") or "", cache_dir)
         return value.get("path")
     return value
+
+
+def _inside(path: Any, folder: Optional[Path]) -> Any:
+    """An absolute path inside `folder` (as written, symlinks not followed) made relative to it; else as it was."""
+    if folder is None or not isinstance(path, str) or not os.path.isabs(path):
+        return path
+    base, full = os.path.abspath(folder), os.path.abspath(path)
+    if not full.startswith(base.rstrip(os.sep) + os.sep):
+        return path
+    return Path(os.path.relpath(full, base)).as_posix()
 
 
 def load_rows(
@@ -171,10 +242,13 @@ def load_rows(
     for col in video_cols:
         obj = obj.cast_column(col, datasets.Video(decode=False))
     cols = set(video_cols) | ({media_field} if media_field and media_field in obj.column_names else set())
+    folder = None if root is None else (root if root.is_dir() else root.parent)
     rows = []
     for r in obj:
         row = dict(r)
         for c in cols:
             row[c] = _media_value(row[c], cache_dir)
+            if c in video_cols:  # a datasets.Video file inside the dataset folder: relative, root rule
+                row[c] = _inside(row[c], folder)
         rows.append(row)
     return rows

@@ -1,20 +1,29 @@
-"""A task in lm-eval / lmms-eval's format at run time: lmms-eval's document functions, called as lmms-eval calls
-them (its `api/task.py`), so the same model outputs give the same metric values.
+"""A task in lm-eval / lmms-eval's format at run time: lmms-eval's document functions, called as lmms-eval 0.7.3
+calls them (its `api/task.py` and `evaluator.py`), so the same model outputs give the same metric values.
 
+- `lmms_eval_specific_kwargs` for the run's model (`harness/data/lmms_messages.py`: the model family's entry, else
+  `default` merged in); `model_specific_generation_kwargs` / `model_specific_target_kwargs` likewise.
+- `doc_to_messages(doc[, lmms_eval_specific_kwargs=])` when the task declares it: its chat messages (text, image
+  and video items; a video with `video_start`/`video_end` becomes a clip); else lmms-eval's fallback, one user
+  turn of `doc_to_visual` then `doc_to_text`.
 - `doc_to_visual(doc[, lmms_eval_specific_kwargs])` -> list of video paths (absolute paths are the task's own
-  responsibility), image paths or PIL images; a field name instead reads `[doc[field]]` (root rule).
-- `doc_to_text(doc, lmms_eval_specific_kwargs)` (the kwargs only when the config has them, `default` merged
-  in); a field name reads `doc[field]`; any other string is a Jinja2 template of the doc.
-- `doc_to_target(doc)`, a field name, a template (a `[...]` result read as a literal list), an int or a list.
-- `process_results(doc, [stripped reply])` -> {metric: per-sample value}; without it each metric in
+  responsibility), image paths, PIL images or video dicts; a field name instead reads `[doc[field]]` (root rule).
+- `doc_to_text(doc, lmms_eval_specific_kwargs)` (the kwargs only when the config has them); a field name reads
+  `doc[field]`; any other string is a Jinja2 template of the doc.
+- `doc_to_target(doc[, target kwargs])`, a field name, a template (a `[...]` result read as a literal list), an
+  int or a list; with `doc_to_choice`, an index into the choices (as lmms-eval's default scoring reads it).
+- `process_results(doc, [stripped reply])` -> {metric: per-sample value of any kind}; without it each metric in
   `metric_list` is `exact_match` (reply == target, or any target of a list) or a registered metric
   (`bleu4`, `cider_d`, ...) over `[reply, target]` pairs, also when no aggregation is given.
+- an aggregation `!function` is called once on all per-sample values, with `args=` (lmms-eval's command-line
+  namespace: `output_path`, `tasks`, `model`, ...) when it takes that parameter.
 - `description` (a Jinja2 template of the doc) is put before the prompt text, as lmms-eval does.
 - `cluster_key` (the bootstrap's cluster) is a doc field, or a key of process_results' per-sample dicts.
 """
 
 from __future__ import annotations
 
+import argparse
 import ast
 import inspect
 from pathlib import Path
@@ -25,13 +34,14 @@ from jinja2 import StrictUndefined, TemplateError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from harness.config.index import FUNCTION_TAG
+from harness.config.schema import MetricConfig
 from harness.contract.messages import ImagePart, Message, Response, TextPart, VideoPart
+from harness.data import lmms_messages as lm
 from harness.data.task import Parsed, Task
 from harness.errors import ConfigError, DataError
-from harness.scoring.aggregations import resolve_aggregation
+from harness.scoring.aggregations import Aggregator, resolve_aggregation
 
 _LM_EVAL_JINJA = ImmutableSandboxedEnvironment(undefined=StrictUndefined, keep_trailing_newline=True)
-_IMAGE_EXTS = {".jpg", ".jpeg", ".png", ".bmp", ".gif", ".tiff", ".webp"}
 
 
 class LmmsTask(Task):
@@ -64,14 +74,37 @@ class LmmsTask(Task):
             if m.aggregation == "mean" and m.name != "exact_match" and registry.has("metric", m.name):
                 self.aggregators[m.name] = resolve_aggregation(m.name, registry, self.base_dir, m.name)
 
+    def aggregator(self, metric: MetricConfig) -> Aggregator:
+        """As Task's, with lmms-eval's `args` for a task function that takes them."""
+        agg = super().aggregator(metric)
+        agg.args = self.lmms_args()
+        return agg
+
+    def lmms_args(self) -> argparse.Namespace:
+        """What lmms-eval passes as `args` (its command-line namespace) to aggregations that take it."""
+        out = str(self.output_dir) if self.output_dir is not None else None
+        model = self.model_names[0] if self.model_names else None
+        return argparse.Namespace(
+            output_path=out, tasks=self.name, model=model, limit=None, log_samples=True, log_samples_suffix=""
+        )
+
+    def bind_run(self, model_names: tuple[str, ...], output_dir: Optional[Path]) -> None:
+        super().bind_run(model_names, output_dir)
+        self._kwargs_resolved = False
+
     def specific_kwargs(self) -> Optional[dict]:
-        """lmms_eval_specific_kwargs with its `default` entries merged in (lmms-eval, no model-specific key)."""
-        raw = self.lmms.specific_kwargs
-        if raw is None:
-            return None
-        merged = dict(raw)
-        merged.update(raw.get("default") or {})
-        return merged
+        """lmms_eval_specific_kwargs for the run's model (lmms-eval's rule; see lmms_messages.for_model). One
+        dict per run, passed to every call as lmms-eval does (a function that edits it sees its own edits)."""
+        if not getattr(self, "_kwargs_resolved", False):
+            self._kwargs = lm.for_model(self.lmms.specific_kwargs, self.model_names)
+            self._kwargs_resolved = True
+        return self._kwargs
+
+    def generation_kwargs(self) -> dict[str, Any]:
+        """generation_kwargs updated with model_specific_generation_kwargs for the run's model."""
+        gen = dict(self.config.generation)
+        gen.update(lm.entry_for_model(self.lmms.generation_kwargs_by_model, self.model_names, {}) or {})
+        return gen
 
     def _template(self, text: str, doc: dict) -> str:
         """lm-eval's `apply_template`: the doc's fields rendered as they are (no stripping, trailing newline
@@ -107,43 +140,65 @@ class LmmsTask(Task):
         return []
 
     def build_messages(self, doc: dict) -> list[Message]:
-        """Visual parts (in doc_to_visual's order) then the prompt text, in one user message."""
-        from_hook = self._fn("doc_to_visual") is not None
+        """doc_to_messages' turns when the task declares it, else lmms-eval's fallback: one user turn of the
+        visual parts (in doc_to_visual's order) then the prompt text."""
+        fn = self._fn("doc_to_messages")
+        if fn is None:
+            parts = [self._part(v, doc) for v in self.visuals(doc)]
+            return [Message("user", [*parts, TextPart(self.render_prompt(doc))])]
+        raw = lm.call_with_kwargs(fn, doc, self.specific_kwargs())
+        return [
+            Message(role, [TextPart(str(v)) if kind == "text" else self._part(v, doc, kind) for kind, v in items])
+            for role, items in lm.turns(raw, f"task '{self.name}' doc '{doc['doc_id']}'")
+        ]
+
+    def _part(self, visual: Any, doc: dict, kind: Optional[str] = None) -> Any:
+        """One visual (a path, a PIL image or lmms-eval's video dict) as a message part."""
+        from harness.data.media import Segment, VideoRef  # noqa: PLC0415
+
+        what = f"task '{self.name}' doc '{doc['doc_id']}'"
+        kind = kind or lm.visual_kind(visual)
+        if kind == "image" and hasattr(visual, "convert"):  # a PIL image
+            return ImagePart(np.asarray(visual.convert("RGB")))
+        clip = None
+        if isinstance(visual, dict) and kind == "video":
+            visual, clip = lm.video_clip(visual)
+        if kind not in ("image", "video") or not isinstance(visual, (str, Path)):
+            raise DataError(
+                f"{what}: doc_to_visual returned a {kind} ({type(visual).__name__}); the harness takes video "
+                "or image paths, PIL images and video dicts"
+            )
+        path = self._visual_path(str(visual), doc)
+        if kind == "image" or path.suffix.lower() in lm.IMAGE_EXTS:
+            return ImagePart(_read_image(path))
+        segments = None
+        if clip is not None:
+            segments = (Segment(start=clip[0], end=clip[1], unit="second"),)
+        return VideoPart(ref=VideoRef(path=str(path), segments=segments))
+
+    def _visual_path(self, value: str, doc: dict) -> Path:
+        """A visual's path: absolute ones a function returned are the task's responsibility; the rest keep the
+        root rule (relative to the dataset folder)."""
+        from_hook = self._fn("doc_to_visual") is not None or self._fn("doc_to_messages") is not None
+        if from_hook and Path(value).is_absolute():
+            return Path(value)
         root = self.data_root or self.base_dir
         root = root.parent if root.is_file() else root
-        parts: list = []
-        for v in self.visuals(doc):
-            if isinstance(v, (str, Path)):
-                path = (
-                    Path(v)
-                    if from_hook and Path(v).is_absolute()
-                    else Path(self._media_path(root, str(v), doc, from_hook))
-                )
-                if path.suffix.lower() in _IMAGE_EXTS:
-                    parts.append(ImagePart(_read_image(path)))
-                else:
-                    from harness.data.media import VideoRef  # noqa: PLC0415
-
-                    parts.append(VideoPart(ref=VideoRef(path=str(path))))
-            elif hasattr(v, "convert"):  # a PIL image
-                parts.append(ImagePart(np.asarray(v.convert("RGB"))))
-            else:
-                raise DataError(
-                    f"task '{self.name}' doc '{doc['doc_id']}': doc_to_visual returned a "
-                    f"{type(v).__name__}; expected video or image paths or PIL images"
-                )
-        parts.append(TextPart(self.render_prompt(doc)))
-        return [Message("user", parts)]
+        return Path(self._media_path(root, value, doc, from_hook))
 
     # -- targets and scoring -----------------------------------------------------------------------
     def target(self, doc: dict) -> Any:
         fn, value = self._fn("doc_to_target"), self.lmms.doc_to_target
         if fn is not None:
-            return fn(doc)
+            table = self.lmms.target_kwargs_by_model
+            kwargs = lm.entry_for_model(table, self.model_names, None) if table is not None else None
+            return fn(doc, kwargs) if kwargs is not None else fn(doc)
         if isinstance(value, str):
             if value in doc:
                 return doc[value]
             text = self._template(value, doc)
+            if text.isdigit() and self.lmms.doc_to_choice is not None:
+                return int(text)
             if len(text) >= 2 and text[0] == "[" and text[-1] == "]":
                 try:
                     return ast.literal_eval(text)
@@ -151,6 +206,17 @@ class LmmsTask(Task):
                     return text
             return text
         return value
+
+    def choices(self, doc: dict) -> Optional[list]:
+        """doc_to_choice's list (a field, a template of a list literal, a list, a dict's values, a function)."""
+        fn, value = self._fn("doc_to_choice"), self.lmms.doc_to_choice
+        if fn is not None:
+            return list(fn(doc))
+        if isinstance(value, str):
+            return list(doc[value]) if value in doc else list(ast.literal_eval(self._template(value, doc)))
+        if isinstance(value, dict):
+            return list(value.values())
+        return list(value) if value is not None else None
 
     def parse(self, response: Response, doc: dict) -> Parsed:
         """The reply stripped (lmms-eval strips it before process_results); an empty reply is invalid but
@@ -165,6 +231,9 @@ class LmmsTask(Task):
             scores = dict(fn(doc, [answer]))
         else:
             scores = {}
+            choices = self.choices(doc)
+            if choices is not None and isinstance(target, int):  # lmms-eval: gold = choices[gold]
+                target = choices[target]
             for m in self.config.metrics:
                 if m.name == "exact_match" and not self.aggregator(m).corpus:
                     gold = target if isinstance(target, list) else [target]

@@ -134,6 +134,24 @@ def _is_below(path: str, real_root: str) -> bool:
     return path == real_root or path.startswith(real_root.rstrip(os.sep) + os.sep)
 
 
+@lru_cache(maxsize=256)
+def hub_blobs(real_root: str) -> Optional[str]:
+    """The `blobs/` folder of the HF hub cache repository when `real_root` lies in one of its snapshots.
+
+    A snapshot's files are symlinks into that folder (huggingface_hub's cache layout: REPO/snapshots/COMMIT/
+    -> REPO/blobs/ETAG), so for a fetched release they count as inside the dataset folder."""
+    here = real_root
+    while True:
+        parent = os.path.dirname(here)
+        if os.path.basename(parent) == "snapshots" and os.path.isdir(
+            os.path.join(os.path.dirname(parent), "blobs")
+        ):
+            return os.path.join(os.path.dirname(parent), "blobs")
+        if parent == here:
+            return None
+        here = parent
+
+
 def safe_media_path(root: Path, rel: str, what: str, checked: Optional[set[str]] = None) -> Path:
     """`root / rel` resolved, for a media path taken from a dataset row (see `resolve_media_path`)."""
     return Path(resolve_media_path(root, rel, what, checked))
@@ -143,7 +161,8 @@ def resolve_media_path(root: Path | str, rel: str, what: str, checked: Optional[
     """`root / rel` resolved, for a media path taken from a dataset row.
 
     The row's path must stay inside the root as written: absolute paths and `..` that climb out are
-    refused. A symlink the user placed inside the root may point elsewhere only with the opt-in
+    refused. In a release fetched into the HF hub cache, the snapshot's symlinks into its repository's
+    `blobs/` are inside (`hub_blobs`). A symlink the user placed inside the root may point elsewhere only with the opt-in
     `--allow_external_symlinks` (an API model would receive the frames of whatever it points at).
     `checked`: a set the caller keeps for one run, so the folders many rows share are checked once.
     """
@@ -156,7 +175,9 @@ def resolve_media_path(root: Path | str, rel: str, what: str, checked: Optional[
         raise MediaPathError(f"{what}: media path '{text}' escapes the dataset folder {root} ('..')")
     real_root = _real_root(str(root))
     full = _resolve_below(real_root, text, checked)
-    if not _is_below(full, real_root) and not external_symlinks_allowed():
+    blobs = hub_blobs(real_root)
+    inside = _is_below(full, real_root) or (blobs is not None and _is_below(full, blobs))
+    if not inside and not external_symlinks_allowed():
         raise MediaPathError(
             f"{what}: media path '{text}' is a symlink to {full}, outside the dataset folder {root}; "
             "if you trust it, rerun with --allow_external_symlinks (its frames are sent to the model, "

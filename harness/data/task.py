@@ -19,13 +19,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
+from harness.config.index import FUNCTION_TAG
 from harness.config.schema import MetricConfig, TaskConfig
 from harness.contract.messages import Message, Response, TextPart, VideoPart
 from harness.data import hf_datasets as hf_data
-from harness.data.media import MediaPathError, VideoRef, resolve_media_path, safe_media_path  # noqa: F401 - re-exported
+from harness.data.fetch import FetchedRelease, fetch_release
+from harness.data.media import (  # noqa: F401 - MediaPathError, safe_media_path re-exported
+    MediaPathError,
+    VideoRef,
+    external_symlinks_allowed,
+    resolve_media_path,
+    safe_media_path,
+)
 from harness.data.templates import render
-from harness.errors import ConfigError, DataError
-from harness.plugins.references import load_hook
+from harness.errors import ConfigError, DataError, UnsuitableModelError
+from harness.plugins.references import hook_file, load_hook
 from harness.scoring.aggregations import Aggregator, resolve_aggregation
 
 
@@ -79,6 +87,9 @@ def default_score(parsed: Parsed, target: Any, doc: dict) -> dict[str, Optional[
 class Task:
     """A configured task; `base_dir` is the folder of its YAML (templates and file hooks live there)."""
 
+    #: the task's YAML file (the runner sets it when it builds a registered task); None: only `base_dir` is known
+    config_path: Optional[Path] = None
+
     def __init__(self, config: TaskConfig, base_dir: Path, plugin: str = "", plugin_version: str = ""):
         self.config = config
         self.name = config.task
@@ -90,11 +101,31 @@ class Task:
         self._hooks: dict[str, Optional[Callable]] = {}
         #: the run's cache dir (video bytes from `datasets` rows are written under it); None: the default
         self.cache_dir: Optional[Path] = None
-        #: folders whose absolute media paths rows may name (media a `datasets` dataset provided)
+        #: folders whose absolute media paths rows may name; set (non-empty) when rows came through `datasets`
         self.media_roots: list[Path] = []
         self._checked_dirs: set[str] = set()  # dataset folders found not to be symlinks since load_docs
         #: metric name -> its resolved aggregation (see harness.scoring.aggregations); filled on first use
         self.aggregators: dict[str, Aggregator] = {}
+        #: `--data_revision`: the hub revision of the task's release (or of its hub `datasets` source)
+        self.data_revision: Optional[str] = None
+        #: whether a download shows progress (`--no_progress` turns it off)
+        self.show_progress: bool = True
+        #: the hub release the docs came from when the run had no --data (recorded in the results)
+        self.release: Optional[FetchedRelease] = None
+        #: the names the run's model goes by, most specific first (see `bind_run`)
+        self.model_names: tuple[str, ...] = ()
+        #: where the task's own functions may write files (lmms-eval's `args.output_path`)
+        self.output_dir: Optional[Path] = None
+
+    def bind_run(self, model_names: tuple[str, ...], output_dir: Optional[Path]) -> None:
+        """What a task learns of its run before requests are built: the model's names (per-model prompt and
+        generation settings are chosen by them) and the folder its functions may write to."""
+        self.model_names = tuple(model_names)
+        self.output_dir = output_dir
+
+    def generation_kwargs(self) -> dict[str, Any]:
+        """The generation kwargs of this task's requests (before `--gen_kwargs`)."""
+        return dict(self.config.generation)
 
     def resolve_aggregations(self, registry: Any = None) -> None:
         """Resolve every metric's aggregation now (registered aggregations and metrics need `registry`)."""
@@ -115,11 +146,36 @@ class Task:
     def hook(self, name: str) -> Optional[Callable]:
         """The resolved hook `name`, or None when the config does not set it."""
         if name not in self._hooks:
+            field_name = "dataset.loader" if name == "loader" else f"hooks.{name}"
             ref = getattr(self.config.hooks, name, None) if name != "loader" else self.config.dataset.loader
-            self._hooks[name] = (
-                load_hook(ref, self.base_dir, f"task '{self.name}' hook '{name}'") if ref else None
-            )
+            self._hooks[name] = load_hook(ref, self.base_dir, self._field(field_name)) if ref else None
         return self._hooks[name]
+
+    def where(self) -> str:
+        """"task 'NAME' (its YAML file, else its folder)": how messages name the task."""
+        return f"task '{self.name}' ({self.config_path or self.base_dir})"
+
+    def _field(self, field_name: str) -> str:
+        return f"{self.where()} field '{field_name}'"
+
+    def references(self) -> list[tuple[str, str]]:
+        """(field, reference) for every hook reference of the config: its hooks, loader, process_docs, file
+        aggregations, calibration, and lm-eval `!function` references."""
+        cfg = self.config
+        refs = [("dataset.loader", cfg.dataset.loader), ("dataset.process_docs", cfg.dataset.process_docs)]
+        refs += [(f"hooks.{k}", v) for k, v in cfg.hooks.model_dump().items()]
+        refs += [(f"metrics[{i}].aggregation", m.aggregation) for i, m in enumerate(cfg.metrics) if ":" in m.aggregation]
+        refs.append(("metadata.calibration", cfg.metadata.get("calibration")))
+        if cfg.dataset.hub is not None:
+            refs.append(("dataset.hub.patterns_hook", cfg.dataset.hub.patterns_hook))
+        if cfg.lmms is not None:
+            refs += list(_function_references(cfg.lmms.model_dump(), "lmms"))
+        return [(f, r) for f, r in refs if isinstance(r, str) and r]
+
+    def check_references(self) -> None:
+        """ConfigError (exit 2, before any data or model is loaded) for a hook file outside the task folder."""
+        for field_name, ref in self.references():
+            hook_file(ref, self.base_dir, self._field(field_name))
 
     # -- data --------------------------------------------------------------------------------------
     def resolve_root(self, data_dir: Optional[Path]) -> Optional[Path]:
@@ -139,9 +195,14 @@ class Task:
         """Every doc of the split, each with a string `doc_id`."""
         ds = self.config.dataset
         split = split or ds.split
+        if data_dir is None and ds.hub is not None and not ds.source:
+            data_dir = self._fetch_release(split)
+        elif data_dir is not None:
+            self.release = None
         root = self.resolve_root(data_dir)
         self.data_root = root
         self._checked_dirs.clear()  # folders are checked again in every run that loads the data
+        self.media_roots = []  # set again when the rows come through `datasets`
         if root is not None and not root.exists():
             hint = ds.build_hint or "point --data at a dataset folder"
             raise DataError(f"task '{self.name}': dataset folder {root} does not exist; {hint}")
@@ -179,9 +240,26 @@ class Task:
             out.append(doc)
         return out
 
-    def _read_root(self, root: Path, split: str) -> list[dict]:
-        """A local dataset folder: `{split}.jsonl` / `.json`, or anything `datasets` reads (parquet, saved)."""
+    def _fetch_release(self, split: str) -> Path:
+        """The task's release from the hub into the HF cache (harness/data/fetch.py); its snapshot is the root."""
         ds = self.config.dataset
+        revision = self.data_revision or (self.release.commit if self.release else None)
+        got = fetch_release(
+            ds.hub, self.name, split, ds.data_key, dict(ds.options), revision, self.show_progress,
+            base_dir=self.base_dir,
+        )
+        self.release = got if self.release is None else self.release.merged(got)
+        return got.path
+
+    def _read_root(self, root: Path, split: str) -> list[dict]:
+        """A local dataset folder or file: `{split}.jsonl` / `.json`, or anything `datasets` reads (parquet,
+        csv, saved). A task in lmms-eval's format always reads through `datasets`, so its docs (and what its
+        `process_docs` receives) are the rows lmms-eval gets."""
+        ds = self.config.dataset
+        if self.config.lmms is not None:
+            return self._load_datasets(root, split)
+        if root.is_file() and root.suffix.lower() in (".jsonl", ".json"):
+            return _read_local_split(root.parent, root.stem, self.name, [root.name])
         native = root.is_dir() and any(
             (root / f"{p}{split}.{x}").exists() for p in ("", "data/") for x in ("jsonl", "json")
         )
@@ -194,6 +272,8 @@ class Task:
         """Rows through HF `datasets` (harness/data/hf_datasets.py); their media may live in the media cache."""
         self.media_roots = hf_data.media_roots(self.cache_dir)
         ds, media = self.config.dataset, self.config.media_field
+        if self.data_revision and root is None and hf_data.is_hub_source(ds, self.base_dir):
+            ds = ds.model_copy(update={"revision": self.data_revision})
         return hf_data.load_rows(ds, split, self.name, self.base_dir, root, media, self.cache_dir)
 
     # -- requests ----------------------------------------------------------------------------------
@@ -239,12 +319,24 @@ class Task:
 
     def _media_path(self, root: Path, path: str, doc: dict, from_hook: bool) -> str:
         """A video path checked by the root rule; absolute paths a hook returned (the task's responsibility)
-        or that point into media a `datasets` dataset provided are kept."""
+        or that point into media a `datasets` dataset provided (`media_roots`) are kept; any other absolute
+        path of a `datasets` row only with the opt-in `--allow_external_symlinks`."""
+        what = f"task '{self.name}' doc '{doc['doc_id']}'"
         if os.path.isabs(path) and (
             from_hook or any(Path(path).resolve().is_relative_to(r) for r in self.media_roots)
         ):
             return path
-        return resolve_media_path(root, path, f"task '{self.name}' doc '{doc['doc_id']}'", self._checked_dirs)
+        if os.path.isabs(path) and self.media_roots:  # the rows came through `datasets`
+            if external_symlinks_allowed():
+                return path
+            raise MediaPathError(
+                f"{what}: media path '{path}' is absolute and outside the datasets caches "
+                f"({', '.join(str(r) for r in self.media_roots)}); write it relative to the dataset folder (a "
+                "`datasets.Video` path inside the dataset folder is taken as relative), or rerun with "
+                "--allow_external_symlinks if you trust it (its frames are sent to the model, which for an API "
+                "model means a third party; see docs/reliability.md)"
+            )
+        return resolve_media_path(root, path, what, self._checked_dirs)
 
     def target(self, doc: dict) -> Any:
         hook = self.hook("target")
@@ -270,13 +362,38 @@ class Task:
         return values or None
 
     def prior_table(self, data_dir: Optional[Path]) -> dict[str, str]:
-        """Most frequent target per prior key in the TRAINING split (never the evaluated one)."""
+        """Most frequent target per prior key in the TRAINING split (never the evaluated one).
+
+        UnsuitableModelError (exit 2) when there is no training row to learn from: the task configures no
+        train split (a test-only benchmark), or its train split is missing or empty in the data."""
         train = self.config.dataset.train_split
+        instead = "use --model random for the chance level"
         if not train:
-            raise DataError(
-                f"task '{self.name}': no train split configured, so the 'prior' baseline cannot run"
+            raise UnsuitableModelError(
+                f"task '{self.name}' has no training split (dataset.train_split is not set: the benchmark is "
+                f"test-only), so the 'prior' baseline has nothing to learn from; {instead}",
+                self.name,
             )
-        docs = self.load_docs(data_dir, split=train)
+        saved = (self.data_root, list(self.dropped))  # the evaluated split's accounting stays as it was
+        try:
+            docs = self.load_docs(data_dir, split=train)
+        except (DataError, OSError) as exc:
+            raise UnsuitableModelError(
+                f"the 'prior' baseline needs the training split '{train}' of task '{self.name}', which did "
+                f"not load ({exc}); {instead}",
+                self.name,
+            ) from exc
+        finally:
+            self.data_root, self.dropped = saved
+        if not docs:
+            root = self.resolve_root(data_dir)
+            where = f" under {root}" if root else ""
+            raise UnsuitableModelError(
+                f"task '{self.name}': its training split '{train}'{where} has no rows, so the 'prior' baseline "
+                f"would answer every sample with an empty string; add a '{train}' split to the dataset (the "
+                f"benchmark's builder makes one: `python -m harness build --help`), or {instead}",
+                self.name,
+            )
         key = self.config.prior_key
         counts: dict[str, Counter] = {}
         for d in docs:
@@ -320,6 +437,19 @@ def _render_row(base_dir: Path, template: Optional[str], text: Optional[str], do
         raise
 
 
+def _function_references(value: Any, where: str):
+    """(field path, reference) of every lm-eval `{"!function": ref}` inside a config section."""
+    if isinstance(value, dict):
+        if set(value) == {FUNCTION_TAG}:
+            yield where, value[FUNCTION_TAG]
+            return
+        for key, item in value.items():
+            yield from _function_references(item, f"{where}.{key}")
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from _function_references(item, f"{where}[{i}]")
+
+
 def _short(value: Any, limit: int = 60) -> str:
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
@@ -343,8 +473,9 @@ def read_jsonl_rows(path: Path, what: str) -> list:
     return rows
 
 
-def _read_local_split(root: Path, split: str, task: str) -> list[dict]:
-    for name in (f"{split}.jsonl", f"{split}.json", f"data/{split}.jsonl", f"data/{split}.json"):
+def _read_local_split(root: Path, split: str, task: str, names: Optional[list[str]] = None) -> list[dict]:
+    names = names or [f"{split}.jsonl", f"{split}.json", f"data/{split}.jsonl", f"data/{split}.json"]
+    for name in names:
         p = root / name
         if p.exists():
             if p.suffix == ".jsonl":

@@ -2,7 +2,7 @@
 
 Templates load from the task's folder only: a template or `{% include %}` that is a symlink resolving
 outside that folder is refused, so a third-party task cannot pull `/etc/passwd` into a prompt (which an
-API model would receive). A task's Python hooks are different: they are trusted code, like any plugin.
+API model would receive). Hook files are confined to the same folder (harness/plugins/references.py).
 """
 
 from __future__ import annotations

@@ -126,8 +126,8 @@ class Evaluator:
                 else p
                 for p in m.content
             ]
-        gen = {**task.config.generation, **self.cfg.gen_kwargs}
-        hints = self._hints(task, doc, inst.target) if getattr(self.model, "uses_hints", False) else {}
+        gen = {**task.generation_kwargs(), **self.cfg.gen_kwargs}
+        hints = self._hints(task, doc, inst.target) if self.model.uses_hints else {}
         inst.spec = spec
         inst.request = Request(messages, gen, spec, task.name, doc["doc_id"], hints)
         if key:

@@ -57,7 +57,7 @@ class GenerationPipeline:
         self.ev = ev
         self.bar = bar
         self.bs = max(1, ev.cfg.batch_size)
-        self.slots = max(1, int(getattr(ev.model, "max_in_flight", 1) or 1) // self.bs)
+        self.slots = max(1, int(ev.model.max_in_flight or 1) // self.bs)
         self.ahead = 2 * self.slots + max(0, prefetch)  # a full second round ready when a round returns
         self.followers: dict[str, list[Instance]] = {}
         self.stop: Optional[BaseException] = None  # the StrictModeError or fatal error that ends the run

@@ -1,10 +1,8 @@
-"""Run a RunConfig end to end: plugins -> tasks and model -> evaluator -> results files; and --rescore."""
+"""Run a RunConfig end to end: plugins -> tasks and model -> evaluator -> results files (`--rescore`: rescoring.py)."""
 
 from __future__ import annotations
 
-import json
 import logging
-import re
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -23,20 +21,19 @@ from harness.engine import distributed
 from harness.engine.evaluator import Evaluator, Instance, score_record
 from harness.engine.fitting import per_clip_budget
 from harness.engine.judging import RULE_JUDGE, JudgeClient
+from harness.engine.model_loading import judge_entry, load_judge, load_model
+from harness.engine.seeding import Seeds, rescore_in_order, score_in_order, seed_generators
 from harness.errors import ConfigError, UnknownNameError
-from harness.plugins.extras import missing_dependency
 from harness.plugins.loading import PluginState, load_plugins
-from harness.plugins.references import load_hook
-from harness.plugins.registry import Entry
+from harness.plugins.references import hook_file, load_hook
+from harness.plugins.task_imports import check_task_imports
 from harness.results.lm_eval_keys import add_lm_eval_keys, lm_eval_config, stderrs_of, task_hash
-from harness.results.upgrade import upgrade_results
 from harness.results.writer import (
     RESULTS_SCHEMA_VERSION,
     atomic_write_text,
     dumps_results,
     git_hash,
     package_versions,
-    read_samples,
     safe_name,
     timestamp,
     write_samples,
@@ -64,9 +61,11 @@ def build_task(state: PluginState, name: str) -> Task:
     cfg = parse_task_config(entry.extra["config"], entry.extra["path"])
     if isinstance(cfg, GroupConfig):
         raise ConfigError(f"'{name}' is a group, not a task")
+    check_task_imports(name, cfg)  # a hook needing a missing package: refused now, naming the extra
     cls = LmmsTask if cfg.lmms is not None else Task
     task = cls(cfg, Path(entry.extra["path"]).parent, entry.plugin, entry.plugin_version)
     task.config_path = Path(entry.extra["path"])
+    task.check_references()
     task.resolve_aggregations(state.registry)
     return task
 
@@ -83,6 +82,8 @@ def expand_tasks(state: PluginState, names: list[str]) -> tuple[list[str], dict[
         if entry.extra.get("group"):
             cfg = parse_task_config(entry.extra["config"], entry.extra["path"])
             cfg.metadata["_base_dir"] = str(Path(entry.extra["path"]).parent)
+            if cfg.hooks.aggregate:  # checked now: the hook runs only after every model call
+                hook_file(cfg.hooks.aggregate, Path(cfg.metadata["_base_dir"]), _group_field(name, "hooks.aggregate"))
             groups[name] = cfg
             for member in cfg.task:
                 visit(member, trail + (name,))
@@ -123,7 +124,7 @@ def check_loaded(task: Task, docs: list[dict], split: Optional[str]) -> None:
         else ""
     )
     raise ConfigError(
-        f"task '{task.name}' ({getattr(task, 'config_path', task.base_dir)}): split '{split}'{where} loaded 0 rows"
+        f"{task.where()}: split '{split}'{where} loaded 0 rows"
         f"{why}; check --data, --split and the task's dataset options"
     )
 
@@ -145,7 +146,7 @@ def check_metric_names(task: Task, docs: list[dict]) -> None:
 
 def _metric_message(task: Task, missing: list[str], keys: set[str]) -> str:
     return (
-        f"task '{task.name}' ({getattr(task, 'config_path', task.base_dir)}): metric(s) "
+        f"{task.where()}: metric(s) "
         f"{', '.join(repr(m) for m in missing)} declared under `metrics:` but the score hook returns "
         f"{', '.join(sorted(keys)) or 'no keys'}; rename the metric to one of those keys"
     )
@@ -180,47 +181,55 @@ def _expand_reporting_broken(
     return out
 
 
-def load_model(state: PluginState, name: str, args: dict[str, Any]) -> Model:
-    """Instantiate a registered model with its --model_args."""
-    try:
-        factory = state.registry.get("model", name).load()
-        return factory(**args)
-    except ModuleNotFoundError as exc:  # e.g. torch without the hf extra: say which extra to install
-        raise missing_dependency(f"model '{name}'", exc) from exc
-    except TypeError as exc:
-        raise ConfigError(f"model '{name}': bad --model_args {args}: {exc}") from exc
+def model_family_names(model: Model, requested: str) -> tuple[str, ...]:
+    """The names a task's per-model settings (lmms-eval's `lmms_eval_specific_kwargs`) may use for this model:
+    the adapter's `lmms_eval_model` (the lmms-eval model it corresponds to), its name, the name asked for."""
+    names = (model.lmms_eval_model, model.name, requested)
+    return tuple(dict.fromkeys(n for n in names if n))
 
 
-def judge_entry(state: PluginState, name: str) -> Entry:
-    """The `--judge` entry: a registered judge (`register_judges`) first, else any registered model."""
-    if state.registry.has("judge", name):
-        return state.registry.get("judge", name)
-    if state.registry.has("model", name):
-        return state.registry.get("model", name)
-    known = {RULE_JUDGE} | set(state.registry.names("judge")) | set(state.registry.names("model"))
-    raise UnknownNameError("judge", name, known)
+def lmms_output_path(output_path: Optional[Path], cache_dir: Optional[Path], model_name: str = "") -> Path:
+    """Where lmms-eval task functions write submission files (their `args.output_path`, under which they make
+    `submissions/`): the run's output folder, else `lmms_submissions/` in the cache dir (never the cwd)."""
+    if output_path is not None:
+        return Path(output_path) / safe_name(model_name) if model_name else Path(output_path)
+    return Path(cache_dir or default_cache_dir()) / "lmms_submissions"
 
 
-def load_judge(state: PluginState, name: str, args: dict[str, Any]) -> Model:
-    """The `--judge` model (see `judge_entry`), instantiated with --judge_args."""
-    factory = judge_entry(state, name).load()
-    try:
-        return factory(**args)
-    except TypeError as exc:
-        raise ConfigError(f"judge '{name}': bad --judge_args {args}: {exc}") from exc
-
-
-def _apply_limit(docs: list[dict], limit) -> list[dict]:
+def _apply_limit(task: Task, docs: list[dict], limit) -> list[dict]:
+    """The first `limit` docs (a fraction of them when limit < 1); ConfigError when that selects none."""
     if limit is None:
         return docs
     if isinstance(limit, float) and limit < 1:
-        return docs[: int(len(docs) * limit)]
-    return docs[: int(limit)]
+        chosen = docs[: int(len(docs) * limit)]
+    else:
+        chosen = docs[: int(limit)]
+    if not chosen:
+        raise ConfigError(
+            f"task '{task.name}': --limit {limit} selects 0 of its {len(docs)} rows; give a count of at least 1 "
+            f"or a fraction of at least 1/{len(docs)}, or leave --limit out to run every row"
+        )
+    return chosen
+
+
+def _prepared_instances(
+    model: Model, task_docs: list[tuple[Task, list[dict]]], data: Optional[Path]
+) -> list[Instance]:
+    """Every (task, doc) as an Instance, after telling the model about each task (`prepare_task`: where a
+    baseline reads the answer space or the training-split prior, and refuses a task it cannot work on)."""
+    instances: list[Instance] = []
+    for task, docs in task_docs:
+        info = TaskInfo(task.name, task.answer_space(docs), prior=lambda t=task: t.prior_table(data))
+        model.prepare_task(info)
+        instances.extend(Instance(len(instances), task, d) for d in docs)
+    return instances
 
 
 def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
     """Evaluate cfg.model on cfg.tasks; rank 0 writes results (and samples with log_samples)."""
     start_time = time.time()
+    seeds = Seeds(random_seed=cfg.seed)
+    seed_generators(seeds)  # loaders and process_docs see lmms-eval's seeded generators
     state = state or load_plugins(cfg.include_path)
     names, groups = _expand_reporting_broken(state, cfg.tasks)
     tasks = [build_task(state, n) for n in names]
@@ -232,30 +241,29 @@ def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
     task_docs: list[tuple[Task, list[dict]]] = []
     for task in tasks:
         task.cache_dir = cfg.cache_dir
+        task.data_revision, task.show_progress = cfg.data_revision, cfg.progress
         all_docs = task.load_docs(cfg.data, cfg.split)
         loaded[task.name] = (len(all_docs), list(task.dropped))
         report_dropped(task.name, task.dropped)
         check_loaded(task, all_docs, cfg.split)
         check_metric_names(task, all_docs)
-        task_docs.append((task, _apply_limit(all_docs, cfg.limit)))
-    model = load_model(state, cfg.model, cfg.model_args)
-    model_name = getattr(model, "display_name", None) or cfg.model
+        task_docs.append((task, _apply_limit(task, all_docs, cfg.limit)))
+    model = load_model(state, cfg.model, cfg.model_args, tasks)
+    model_name = model.display_name or cfg.model
+    for task in tasks:
+        task.bind_run(model_family_names(model, cfg.model), lmms_output_path(cfg.output_path, cfg.cache_dir, model_name))
     judge = None
-    evaluator = Evaluator(cfg, model, tasks)
-    if cfg.judge and cfg.judge != RULE_JUDGE:
-        judge_model = load_judge(state, cfg.judge, cfg.judge_args)
-        judge = JudgeClient(cfg.judge, judge_model, evaluator.responses)
-        evaluator.judge = judge
-    instances: list[Instance] = []
-    for task, docs in task_docs:
-        info = TaskInfo(task.name, task.answer_space(docs), prior=lambda t=task: t.prior_table(cfg.data))
-        model.prepare_task(info)
-        instances.extend(Instance(len(instances), task, d) for d in docs)
     rank, world = distributed.world()
-    mine = instances[rank::world]
     try:
+        instances = _prepared_instances(model, task_docs, cfg.data)  # a refusal comes before the judge loads
+        evaluator = Evaluator(cfg, model, tasks)
+        if cfg.judge and cfg.judge != RULE_JUDGE:
+            judge_model = load_judge(state, cfg.judge, cfg.judge_args)
+            judge = JudgeClient(cfg.judge, judge_model, evaluator.responses)
+            evaluator.judge = judge
+        mine = instances[rank::world]
         evaluator.run_instances(mine)
-        records = [(inst.index, evaluator.record(inst)) for inst in mine]
+        records = score_in_order(mine, evaluator.record, lambda t, r: score_record(t, r, judge), seeds)
     finally:
         model.close()
     gathered = distributed.gather_to_rank0(records)
@@ -265,6 +273,8 @@ def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
     per_task: dict[str, list[dict]] = {t.name: [] for t in tasks}
     for _, rec in by_index:
         per_task[rec["task"]].append(rec)
+    if world > 1:  # ranks scored interleaved shards: score again in doc order, as one process does
+        rescore_in_order(tasks, per_task, lambda t, r: score_record(t, r, judge), seeds)
     results = assemble_results(cfg, model, model_name, tasks, groups, per_task, judge, world, loaded)
     mark_completeness(results, cfg.max_error_rate)
     for t in tasks:
@@ -310,6 +320,8 @@ def assemble_results(
             "frames_overridden": cfg.frames is not None,
             "config": t.config.model_dump(mode="json"),
         }
+        if t.release is not None:  # fetched from the hub: which commit, which files
+            task_cfgs[t.name]["data_source"] = t.release.to_json()
     caps = model.capabilities
     return {
         "schema_version": RESULTS_SCHEMA_VERSION,
@@ -338,7 +350,9 @@ def assemble_results(
             "package_versions": package_versions(),
             "git_hash": git_hash(),
             "world_size": world,
-            **lm_eval_config(cfg.model, cfg.model_args, _cache_location(cfg), N_BOOTSTRAP),
+            **lm_eval_config(
+                cfg.model, cfg.model_args, _cache_location(cfg), N_BOOTSTRAP, Seeds(random_seed=cfg.seed).to_config()
+            ),
         },
         "task_results": task_results,
         "group_results": {g: _group_results(g, gc, groups, task_results) for g, gc in groups.items()},
@@ -356,13 +370,17 @@ def _group_results(name: str, cfg: GroupConfig, groups: dict[str, GroupConfig], 
     out = aggregate_group(name, _leaf_members(name, groups), task_results, cfg.aggregate)
     if cfg.hooks.aggregate:
         base = Path(cfg.metadata.get("_base_dir", "."))
-        hook = load_hook(cfg.hooks.aggregate, base, f"group '{name}' hook 'aggregate'")
+        hook = load_hook(cfg.hooks.aggregate, base, _group_field(name, "hooks.aggregate"))
         try:
             out["tables"] = hook({t: task_results[t] for t in out["tasks"]})
         except Exception as exc:  # a plugin bug: the results file is still written, the run is incomplete
             out["tables_error"] = f"aggregate hook raised {type(exc).__name__}: {exc}"
             log.warning("group '%s': %s", name, out["tables_error"])
     return out
+
+
+def _group_field(group: str, field_name: str) -> str:
+    return f"group '{group}' field '{field_name}'"
 
 
 def _leaf_members(group: str, groups: dict[str, GroupConfig]) -> list[str]:
@@ -389,94 +407,4 @@ def write_outputs(
             results["samples_files"][task_name] = path.name
     out.results_path = folder / f"results_{stamp}.json"
     atomic_write_text(out.results_path, dumps_results(results))
-    return out
-
-
-def _task_config_from_samples(task: Task, records: list[dict]) -> dict[str, Any]:
-    """config.tasks[task] for a rescore without its results file: the task's own config and frame spec,
-    and the frame spec digest the samples logged (what compare and leaderboard match runs on)."""
-    digests = {r.get("frame_spec") for r in records if r.get("frame_spec")}
-    spec = task.config.frames
-    return {
-        "version": task.config.version,
-        "plugin": task.plugin,
-        "plugin_version": task.plugin_version,
-        "frame_spec": spec.canonical(),
-        "effective_frame_spec": spec.canonical(),
-        "frame_spec_digest": digests.pop() if len(digests) == 1 else spec.digest(),
-        "frames_overridden": False,
-        "config": task.config.model_dump(mode="json"),
-    }
-
-
-def _rescore_base(original: Optional[dict], tasks: list[Task], per_task: dict[str, list[dict]], seed: int) -> dict:
-    """What a rescore keeps: the original results file (current schema), else what the samples tell."""
-    if original:
-        results = {k: v for k, v in original.items() if k != "upgraded_from_schema"}
-    else:
-        results = {
-            "schema_version": RESULTS_SCHEMA_VERSION,
-            "harness_version": __version__,
-            "model": {},
-            "config": {"seed": seed, "judge": None, **lm_eval_config("unknown", {}, None, N_BOOTSTRAP)},
-            "group_results": {},
-        }
-    results["config"] = dict(results.get("config") or {})
-    results["config"]["tasks"] = {
-        **{t.name: _task_config_from_samples(t, per_task[t.name]) for t in tasks},
-        **(results["config"].get("tasks") or {}),
-    }
-    results["task_results"] = {}
-    return results
-
-
-def rescore(
-    samples_files: list[Path],
-    include_path: list[str],
-    output_path: Optional[Path],
-    seed: int = 0,
-    state: Optional[PluginState] = None,
-) -> RunOutcome:
-    """Recompute parsed answers, scores and metrics from samples files, with no model."""
-    state = state or load_plugins(include_path)
-    per_task: dict[str, list[dict]] = {}
-    original: Optional[dict] = None
-    for path in samples_files:
-        path = Path(path)
-        m = re.match(r"samples_.+_(\d{4}-\d\d-\d\dT[\d.-]+)\.jsonl$", path.name)
-        if m and original is None:
-            candidate = path.parent / f"results_{m.group(1)}.json"
-            if candidate.exists():
-                original = upgrade_results(json.loads(candidate.read_text(encoding="utf-8")), str(candidate))
-        for rec in read_samples(path):
-            per_task.setdefault(rec["task"], []).append(rec)
-    tasks = [build_task(state, name) for name in per_task]
-    for t in tasks:
-        for rec in per_task[t.name]:
-            if rec.get("error") and rec["error"]["kind"] not in ("parse", "score"):
-                continue
-            rec["error"] = None
-            score_record(t, rec)
-    results = _rescore_base(original, tasks, per_task, seed)
-    seed = results["config"].get("seed", seed)
-    for t in tasks:
-        before = (original or {}).get("task_results", {}).get(t.name) or {}
-        dropped = [
-            {"reason": r, "detail": ""} for r, n in (before.get("dropped") or {}).items() for _ in range(n)
-        ]
-        n_rows = before["n_rows"] - before.get("n_dropped", 0) if "n_rows" in before else None
-        res = aggregate_task(t, per_task[t.name], seed, n_rows, dropped)
-        res["dropped_examples"] = before.get("dropped_examples", [])
-        results["task_results"][t.name] = res
-    mark_completeness(results, results.get("max_error_rate", 0.0))
-    results["created"] = timestamp()
-    results["rescored_from"] = [Path(p).name for p in samples_files]
-    original_n = {k: v.get("original", 0) for k, v in (results.get("n-samples") or {}).items()}
-    hashes = {name: task_hash(recs) for name, recs in per_task.items()}
-    add_lm_eval_keys(results, stderrs_of(tasks, per_task), original_n, None, hashes)
-    results["samples_files"] = {}
-    out = RunOutcome(results=results, records=per_task)
-    if output_path is not None:
-        out.results_path = Path(output_path) / f"results_rescored_{results['created']}.json"
-        atomic_write_text(out.results_path, dumps_results(results))
     return out

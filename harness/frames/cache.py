@@ -18,7 +18,6 @@ import json
 import logging
 import os
 import time
-import uuid
 import zlib
 from pathlib import Path
 from typing import Optional
@@ -27,6 +26,7 @@ import numpy as np
 
 from harness.cache.locking import exclusive_lock
 from harness.data.media import VideoRef
+from harness.files import atomic_path
 from harness.frames.clip import DecodedClip
 from harness.frames.spec import FrameSpec
 
@@ -101,14 +101,10 @@ class FrameCache:
         """Store `clip` under `key` atomically; never raises for disk problems (disables writes instead)."""
         if self.disabled_reason is not None:
             return
-        path = self.path_for(key)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            size = _write_entry(tmp, clip)
-            os.replace(tmp, path)
+            with atomic_path(self.path_for(key)) as tmp:
+                size = _write_entry(tmp, clip)
         except OSError as exc:
-            _unlink_quietly(tmp)
             self._disable(exc)
             return
         if self._estimate is not None:

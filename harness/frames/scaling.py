@@ -57,7 +57,8 @@ class RgbConverter:
         import av
 
         graph = av.filter.Graph()
-        graph.threads = GRAPH_THREADS
+        if hasattr(graph, "threads"):  # PyAV >= 16; older graphs keep FFmpeg's default thread count
+            graph.threads = GRAPH_THREADS
         src = graph.add_buffer(
             width=frame.width,
             height=frame.height,

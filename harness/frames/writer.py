@@ -9,6 +9,8 @@ from pathlib import Path
 
 import numpy as np
 
+from harness.files import atomic_path
+
 
 def write_video(
     path: str | os.PathLike,
@@ -41,40 +43,39 @@ def write_video(
     import av  # local import: PyAV is only needed when writing
 
     out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp{out.suffix}")
-    count = 0
-    container = av.open(str(tmp), mode="w")
-    try:
-        stream = None
-        for frame in frames:
-            arr = np.ascontiguousarray(frame, dtype=np.uint8)
-            if arr.ndim != 3 or arr.shape[2] != 3:
-                raise ValueError(f"write_video({out}): frames must be (H, W, 3) uint8, got shape {arr.shape}")
-            if stream is None:
-                h, w = arr.shape[:2]
-                if pix_fmt == "yuv420p" and (h % 2 or w % 2):
-                    raise ValueError(f"write_video({out}): {w}x{h} is odd; yuv420p needs even sides")
-                stream = container.add_stream(codec, rate=Fraction(fps).limit_denominator(1001))
-                stream.width, stream.height, stream.pix_fmt = w, h, pix_fmt
-                stream.thread_count = threads  # FFmpeg-level threads of the codec context
-                if codec == "libx264":
-                    base = {"crf": str(crf), "preset": "veryfast", "threads": str(threads)}
-                    extra = dict(options or {})
-                    x264 = ":".join(p for p in ("mbtree=0", extra.pop("x264-params", "")) if p)
-                    stream.options = {**base, **extra, "x264-params": x264}
-                elif options:
-                    stream.options = dict(options)
-            for packet in stream.encode(av.VideoFrame.from_ndarray(arr, format="rgb24")):
-                container.mux(packet)
-            count += 1
-        if stream is not None:
-            for packet in stream.encode():
-                container.mux(packet)
-    finally:
-        container.close()
-    if count == 0:
-        tmp.unlink(missing_ok=True)
-        raise ValueError(f"write_video({out}): no frames given")
-    os.replace(tmp, out)
+    with atomic_path(out, keep_suffix=True) as tmp:  # PyAV picks the container format from the suffix
+        count = 0
+        container = av.open(str(tmp), mode="w")
+        try:
+            stream = None
+            for frame in frames:
+                arr = np.ascontiguousarray(frame, dtype=np.uint8)
+                if arr.ndim != 3 or arr.shape[2] != 3:
+                    raise ValueError(
+                        f"write_video({out}): frames must be (H, W, 3) uint8, got shape {arr.shape}"
+                    )
+                if stream is None:
+                    h, w = arr.shape[:2]
+                    if pix_fmt == "yuv420p" and (h % 2 or w % 2):
+                        raise ValueError(f"write_video({out}): {w}x{h} is odd; yuv420p needs even sides")
+                    stream = container.add_stream(codec, rate=Fraction(fps).limit_denominator(1001))
+                    stream.width, stream.height, stream.pix_fmt = w, h, pix_fmt
+                    stream.thread_count = threads  # FFmpeg-level threads of the codec context
+                    if codec == "libx264":
+                        base = {"crf": str(crf), "preset": "veryfast", "threads": str(threads)}
+                        extra = dict(options or {})
+                        x264 = ":".join(p for p in ("mbtree=0", extra.pop("x264-params", "")) if p)
+                        stream.options = {**base, **extra, "x264-params": x264}
+                    elif options:
+                        stream.options = dict(options)
+                for packet in stream.encode(av.VideoFrame.from_ndarray(arr, format="rgb24")):
+                    container.mux(packet)
+                count += 1
+            if stream is not None:
+                for packet in stream.encode():
+                    container.mux(packet)
+        finally:
+            container.close()
+        if count == 0:
+            raise ValueError(f"write_video({out}): no frames given")
     return count

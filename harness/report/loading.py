@@ -15,6 +15,7 @@ from typing import Any, Optional
 
 from harness.errors import ConfigError
 from harness.results.upgrade import upgrade_results
+from harness.results.writer import read_samples
 
 
 class ReportInputError(ConfigError):
@@ -55,20 +56,6 @@ def _read_json(path: Path) -> dict[str, Any]:
     return upgrade_results(data, str(path))
 
 
-def read_samples_file(path: Path) -> list[dict[str, Any]]:
-    """The records of one samples_*.jsonl file; a bad line is an error naming the file and line."""
-    records = []
-    with open(path, encoding="utf-8") as f:
-        for lineno, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                records.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise ReportInputError(f"{path}:{lineno}: not a JSON line ({exc})") from None
-    return records
-
-
 def load_run(path: str | Path, with_samples: bool = True) -> dict[str, Any]:
     """One results file as a run dict, with its samples files when they lie next to it."""
     path = Path(path)
@@ -81,7 +68,7 @@ def load_run(path: str | Path, with_samples: bool = True) -> dict[str, Any]:
         for task, name in sorted((run.get("samples_files") or {}).items()):
             sp = path.parent / name
             if sp.is_file():
-                samples[task] = read_samples_file(sp)
+                samples[task] = read_samples(sp)
     run["_samples"] = samples
     return run
 

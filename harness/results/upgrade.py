@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness.errors import ConfigError
-from harness.results.lm_eval_keys import FILTER, TIMING_KEYS, add_lm_eval_keys, lm_eval_config
+from harness.results.lm_eval_keys import FILTER, SEED_KEYS, TIMING_KEYS, add_lm_eval_keys, lm_eval_config
 from harness.results.writer import RESULTS_SCHEMA_VERSION
 
 
@@ -53,7 +53,8 @@ def _from_v1(data: dict[str, Any]) -> dict[str, Any]:
     args = config.get("model_args")
     args = args if isinstance(args, dict) else (model.get("identity") or {}).get("args") or {}
     adapter = (model.get("identity") or {}).get("name") or model.get("name") or "model"
-    config.update(lm_eval_config(str(adapter), args, None, N_BOOTSTRAP))
+    seeds = {k: config.get(k) for k in SEED_KEYS}  # files written after the harness seeded carry them
+    config.update(lm_eval_config(str(adapter), args, None, N_BOOTSTRAP, seeds))
     out["config"] = config
     n_original = {k: (v or {}).get("original", 0) for k, v in (data.get("n-samples") or {}).items()}
     timing = None

@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-import os
 import re
 import subprocess
+from collections.abc import Iterator, Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from harness.errors import OutputError
+from harness.errors import ConfigError, OutputError
+from harness.files import write_atomic
 
 SCHEMA_PATH = Path(__file__).parent / "schemas" / "results.schema.json"
 RESULTS_SCHEMA_VERSION = 2  # 2: lm-eval's `results`/`groups`; the harness's own under task_results/group_results
@@ -67,23 +68,13 @@ def git_hash() -> str | None:
 
 
 def atomic_write_text(path: Path, text: str) -> None:
-    """Write via a temp file and rename: a crash never leaves a half-written file.
+    """Write via a temp file, synced, and rename (harness.files): a crash never leaves a half-written file.
 
     A failure (a full disk, no permission) removes the temp file and raises OutputError naming `path`.
     """
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
+        write_atomic(path, text, fsync=True)
     except OSError as exc:
-        try:
-            tmp.unlink(missing_ok=True)
-        except OSError:
-            pass
         raise OutputError(path, exc) from exc
 
 
@@ -106,9 +97,39 @@ def write_samples(path: Path, records: list[dict[str, Any]]) -> None:
     atomic_write_text(path, "\n".join(lines) + ("\n" if lines else ""))
 
 
-def read_samples(path: Path) -> list[dict[str, Any]]:
-    with open(path, encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
+_DAMAGED = "the file is damaged or not a harness samples file (rerun with --log_samples to write it again)"
+
+
+class SamplesFileError(ConfigError, ValueError):
+    """A samples file line that is not a sample record; the message names the file and line (exit 2).
+
+    Also a ValueError: builders reading samples files report it as one line, like their other input errors."""
+
+
+def iter_samples(path: Path, required: Sequence[str] = ()) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, record) for every non-empty line of a samples file, in order: the one samples reader
+    (`--rescore`, reports, builders). A line that is not UTF-8, not JSON, not an object or lacks one of the
+    `required` keys is a SamplesFileError naming the file and the line."""
+    with open(path, "rb") as f:
+        for lineno, raw in enumerate(f, 1):
+            if not raw.strip():
+                continue
+            try:
+                rec = json.loads(raw.decode("utf-8"))
+            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+                raise SamplesFileError(f"{path}:{lineno}: not a JSON line ({exc}); {_DAMAGED}") from None
+            if not isinstance(rec, dict):
+                what = type(rec).__name__
+                raise SamplesFileError(f"{path}:{lineno}: a JSON {what}, not a sample record; {_DAMAGED}")
+            missing = [k for k in required if k not in rec]
+            if missing:
+                raise SamplesFileError(f"{path}:{lineno}: the record has no {', '.join(missing)}; {_DAMAGED}")
+            yield lineno, rec
+
+
+def read_samples(path: Path, required: Sequence[str] = ()) -> list[dict[str, Any]]:
+    """Every record of a samples file (see `iter_samples` for the errors)."""
+    return [rec for _, rec in iter_samples(path, required)]
 
 
 def load_schema() -> dict[str, Any]:

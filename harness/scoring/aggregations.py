@@ -1,4 +1,5 @@
-"""Aggregations: how a metric's per-sample items become one number, with a clustered bootstrap CI.
+"""Aggregations: how a metric's per-sample items become one number, with a clustered bootstrap CI where the
+statistic is known.
 
 A metric's `aggregation` names, in this order of lookup:
   1. a built-in aggregation over per-sample numbers: `mean` (the default), `median`, `sum`;
@@ -7,8 +8,13 @@ A metric's `aggregation` names, in this order of lookup:
      `fn(predictions, references)` over the items, each item a `[prediction, reference]` pair;
   4. a task's own function, `file.py:function` next to the YAML or `package.module:function`.
 Everything but the built-ins is a corpus aggregation: its items may be any JSON value (the per-sample score
-a task's score hook returns under the metric's name, or `[answer, target]` when it returns none), and its
-bootstrap CI resamples clusters (videos) and recomputes the corpus metric on every replicate.
+a task's score hook returns under the metric's name, or `[answer, target]` when it returns none).
+
+Confidence intervals, as lm-eval computes them: a mean gets a clustered bootstrap over its per-sample numbers;
+a registered aggregation or metric (a known statistic, pure by contract) is recomputed on resampled clusters.
+A task's own function is called exactly once, on all items, as lmms-eval calls it (with `args=` when it takes
+that parameter): it may log, expect whole groups or write files, so it is never run on a resample and its CI
+is absent, with the reason in `ci_note`. A replicate that raises leaves the CI absent too; it never ends a run.
 """
 
 from __future__ import annotations
@@ -47,6 +53,13 @@ def _sum(values: Sequence[float]) -> float:
 BUILTIN: dict[str, Callable[[Sequence[float]], float]] = {"mean": _mean, "median": _median, "sum": _sum}
 
 
+#: why a task's own aggregation has no CI (results' `ci_note`)
+OWN_FUNCTION_NOTE = (
+    "no confidence interval: the task's own aggregation function runs once, on all samples (as lmms-eval "
+    "runs it); its statistic is unknown, so it is not recomputed on resamples"
+)
+
+
 @dataclass
 class Aggregator:
     """A resolved aggregation: `fn(items) -> float`; `corpus` items need not be numbers."""
@@ -57,11 +70,25 @@ class Aggregator:
     #: for bootstrapping: items -> prepared items (e.g. captions tokenized once), and fn over prepared items
     prepare: Optional[Callable[[list], list]] = None
     prepared_fn: Optional[Callable[[list], float]] = None
+    #: a task's own function: called once on all items, never on a resample or a breakdown's subset
+    own: bool = False
+    #: lmms-eval's `args` (its command-line namespace): passed as `args=` when `fn` takes that parameter
+    args: Any = None
 
     def __call__(self, items: list) -> float:
         if not items:
             return math.nan
+        if self.own and _takes_args(self.fn):
+            return float(self.fn(items, args=self.args))
         return float(self.fn(items))
+
+
+def _takes_args(fn: Callable) -> bool:
+    """lmms-eval's test (`"args" in inspect.signature(fn).parameters`) for passing `args=`."""
+    try:
+        return "args" in inspect.signature(fn).parameters
+    except (TypeError, ValueError):  # builtins without a signature
+        return False
 
 
 def _check_pairs(items: list, name: str) -> None:
@@ -104,7 +131,7 @@ def resolve_aggregation(
 ) -> Aggregator:
     """The Aggregator `ref` names (see the module docstring for the lookup order)."""
     if callable(ref):
-        return Aggregator(getattr(ref, "__name__", "function"), ref, corpus=True)
+        return Aggregator(getattr(ref, "__name__", "function"), ref, corpus=True, own=True)
     ref = str(ref)
     if ref in BUILTIN:
         return Aggregator(ref, BUILTIN[ref])
@@ -113,7 +140,8 @@ def resolve_aggregation(
     if registry is not None and registry.has("metric", ref):
         return _metric_aggregator(registry.get("metric", ref).load(), ref)
     if ":" in ref:
-        return Aggregator(ref, load_hook(ref, Path(base_dir or "."), f"{what} aggregation"), corpus=True)
+        fn = load_hook(ref, Path(base_dir or "."), f"{what} aggregation")
+        return Aggregator(ref, fn, corpus=True, own=True)
     known = set(BUILTIN)
     if registry is not None:
         known |= set(registry.names("aggregation")) | set(registry.names("metric"))
@@ -121,36 +149,44 @@ def resolve_aggregation(
     raise ConfigError(f"{what}: {err}" if what else str(err)) from None
 
 
-def aggregate_items(
+def aggregate_with_note(
     agg: Aggregator,
     items: list,
     clusters: Sequence[Any],
     seed: int = 0,
     n_resamples: Optional[int] = None,
     default_resamples: int = 1000,
-) -> tuple[float, float, float]:
-    """(value, ci_low, ci_high): the aggregate and its clustered bootstrap CI (nan where none is defined).
+) -> tuple[float, float, float, Optional[str]]:
+    """(value, ci_low, ci_high, ci_note): the aggregate and its clustered bootstrap CI (nan where none is
+    defined; `ci_note` says why when it is absent for a reason other than the aggregation's kind).
 
-    `mean` and corpus aggregations get a CI; `median` and `sum` keep none.
+    `mean` and registered corpus aggregations get a CI; `median` and `sum` keep none; a task's own function is
+    called once and keeps none (see the module docstring).
     """
     from metrics import bootstrap_ci  # the floor: pure functions
 
     value = agg(items)
+    if agg.own:
+        return value, math.nan, math.nan, OWN_FUNCTION_NOTE if items else None
     if len(items) < 2 or not (agg.corpus or agg.name == "mean"):
-        return value, math.nan, math.nan
+        return value, math.nan, math.nan, None
     if not agg.corpus:
         lo, hi = bootstrap_ci(
             items, clusters=clusters, n_resamples=n_resamples or default_resamples, seed=seed
         )
-        return value, lo, hi
+        return value, lo, hi, None
     fn = agg
     if agg.prepare is not None and agg.prepared_fn is not None:
         items, fn = agg.prepare(items), agg.prepared_fn
-    lo, hi = bootstrap_ci(
-        list(range(len(items))),
-        clusters=clusters,
-        n_resamples=n_resamples or CORPUS_BOOTSTRAP,
-        seed=seed,
-        statistic=lambda idx: fn([items[int(i)] for i in idx]),
-    )
-    return value, lo, hi
+    try:
+        lo, hi = bootstrap_ci(
+            list(range(len(items))),
+            clusters=clusters,
+            n_resamples=n_resamples or CORPUS_BOOTSTRAP,
+            seed=seed,
+            statistic=lambda idx: fn([items[int(i)] for i in idx]),
+        )
+    except Exception as exc:  # a replicate the aggregation cannot compute: no CI, the value stands
+        note = f"no confidence interval: '{agg.name}' raised on a bootstrap resample ({type(exc).__name__}: {exc})"
+        return value, math.nan, math.nan, note
+    return value, lo, hi, None

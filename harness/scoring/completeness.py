@@ -32,6 +32,8 @@ def task_problems(name: str, res: dict[str, Any], max_error_rate: float) -> list
     kinds = ", ".join(f"{k}: {v}" for k, v in sorted((res.get("errors") or {}).items()))
     if res.get("tables_error"):
         return [f"task '{name}': its paper tables are missing: {res['tables_error']}"]
+    if res.get("aggregation_errors"):
+        return [f"task '{name}': {e}" for e in res["aggregation_errors"]]
     if scored == 0:
         why = f"all {n} samples are errors ({kinds})" if n else "no sample was evaluated"
         return [f"task '{name}' scored nothing: {why}"]

@@ -8,7 +8,7 @@ from collections import Counter, defaultdict
 from typing import Any, Optional
 
 from harness.data.task import Task
-from harness.scoring.aggregations import aggregate_items
+from harness.scoring.aggregations import aggregate_with_note
 
 log = logging.getLogger("harness.scoring.task_results")
 
@@ -101,7 +101,13 @@ def aggregate_task(
     for m in cfg.metrics:
         agg = task.aggregator(m)
         values, clusters = metric_values(records, m.name, cfg.cluster_field, agg.corpus)
-        value, lo, hi = aggregate_items(agg, values, clusters, seed, m.bootstrap, N_BOOTSTRAP)
+        try:
+            value, lo, hi, note = aggregate_with_note(agg, values, clusters, seed, m.bootstrap, N_BOOTSTRAP)
+        except Exception as exc:  # a task's aggregation bug: this metric has no value, the run is incomplete
+            value, lo, hi, note = math.nan, math.nan, math.nan, None
+            error = f"metric '{m.name}': aggregation '{agg.name}' raised {type(exc).__name__}: {exc}"
+            out.setdefault("aggregation_errors", []).append(error)
+            log.warning("task '%s': %s", task.name, error)
         out["metrics"][m.name] = {
             "value": _clean(value),
             # no interval: null, never [null, null] (datasets' JSON reader, used by lm-eval's tracker, fails on it)
@@ -109,6 +115,8 @@ def aggregate_task(
             "n": len(values),
             "higher_is_better": m.higher_is_better,
         }
+        if note:
+            out["metrics"][m.name]["ci_note"] = note
     for key in cfg.breakdowns:
         label, fields = _breakdown_label(key)
         groups: dict[str, list[dict]] = defaultdict(list)
@@ -121,6 +129,8 @@ def aggregate_task(
             cell: dict[str, Any] = {"n_samples": len(rows)}
             for m in cfg.metrics:
                 agg = task.aggregator(m)
+                if agg.own:  # a task's own function runs once, on all rows (see aggregations.py)
+                    continue
                 values, _ = metric_values(rows, m.name, None, agg.corpus)
                 cell[m.name] = {"value": _clean(agg(values)), "n": len(values)}
             table[gkey] = cell

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from harness.api import Capabilities, Model, Request, Response
 
 
@@ -10,6 +12,7 @@ class OracleModel(Model):
 
     name = "oracle"
     uses_hints = True
+    accepted_args: ClassVar[tuple[str, ...]] = ()
     capabilities = Capabilities(
         video=True,
         multi_video=True,

@@ -7,9 +7,9 @@ yes/no question draws yes or no): then the request's `prior_key` hint selects th
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, ClassVar
 
-from harness.api import Capabilities, ConfigError, Model, Request, Response, TaskInfo
+from harness.api import Capabilities, Model, ModelArgsError, Request, Response, TaskInfo, UnsuitableModelError
 
 
 class RandomModel(Model):
@@ -17,6 +17,7 @@ class RandomModel(Model):
 
     name = "random"
     uses_hints = True
+    accepted_args: ClassVar[tuple[str, ...]] = ("seed", "max_frames")
     capabilities = Capabilities(video=True, multi_video=True, images=True, max_frames=1)
 
     def __init__(self, seed: int = 0, max_frames: int | str = 1, **model_args: Any):
@@ -27,15 +28,19 @@ class RandomModel(Model):
         try:
             frames = int(max_frames)
         except ValueError:
-            raise ConfigError(f"model 'random': max_frames={max_frames!r} is not a whole number") from None
+            raise ModelArgsError(f"model 'random': max_frames={max_frames!r} is not a whole number") from None
         if frames < 1:
-            raise ConfigError(f"model 'random': max_frames={frames} must be at least 1")
+            raise ModelArgsError(f"model 'random': max_frames={frames} must be at least 1")
         self.capabilities = Capabilities(video=True, multi_video=True, images=True, max_frames=frames)
         self._spaces: dict[str, list[str] | dict[str, list[str]]] = {}
 
     def prepare_task(self, info: TaskInfo) -> None:
         if not info.answer_space:
-            raise ConfigError(f"model 'random': task '{info.name}' declares no answer space")
+            raise UnsuitableModelError(
+                f"model 'random': task '{info.name}' has no answer space to draw from (no `answer_space` in its "
+                "YAML or hook, and its rows carry no targets); give the task an answer_space, or use another model",
+                info.name,
+            )
         space = info.answer_space
         self._spaces[info.name] = (
             {str(k): list(v) for k, v in space.items()} if isinstance(space, dict) else list(space)

@@ -8,13 +8,22 @@ a model is built, never when the plugin registers.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import logging
 import os
 from collections import OrderedDict
 from typing import Any, ClassVar, Optional
 
-from harness.api import Capabilities, Model, Request, Response
+from harness.api import (
+    Capabilities,
+    Model,
+    ModelArgsError,
+    ModelLoadError,
+    Request,
+    Response,
+    checkpoint_kwargs,
+)
 from models.args import as_bool, as_int, as_str
 from models.hf import budget as budgets
 from models.hf import recipes
@@ -39,6 +48,23 @@ _ARGS = (
 # Args that say where the model runs, not what it answers: kept out of identity() so that cache keys and
 # results do not depend on the device layout or the number of ranks.
 _PLACEMENT_ARGS = ("device_map",)
+
+
+def require(*modules: str) -> None:
+    """ModuleNotFoundError (which the runner turns into "install the hf extra") for a missing module, found
+    without importing it: a missing extra is named before the checkpoint is looked for."""
+    for module in modules:
+        if importlib.util.find_spec(module) is None:
+            raise ModuleNotFoundError(f"No module named '{module}'", name=module)
+
+
+def load_error(model: str, pretrained: str, err: OSError) -> ModelLoadError:
+    """A checkpoint transformers could not read, as one line (exit 3) naming it, the cause and the fix."""
+    offline = " (HF_HUB_OFFLINE=1 is set: only the HF cache is read)" if os.environ.get("HF_HUB_OFFLINE") else ""
+    return ModelLoadError(
+        f"model '{model}': cannot load checkpoint '{pretrained}'{offline}: {' '.join(str(err).split())}; "
+        "pass --model_args pretrained=/path/to/folder"
+    )
 
 
 class RaggedClips(ValueError):
@@ -67,24 +93,20 @@ class HFModel(Model):
     multi_video: ClassVar[bool] = True
     expected_model_types: ClassVar[tuple[str, ...]] = ()
     default_recipe: ClassVar[str] = "none"
+    accepted_args: ClassVar[Optional[tuple[str, ...]]] = _ARGS
 
     def __init__(self, **model_args: Any) -> None:
         super().__init__(**model_args)
-        unknown = sorted(set(model_args) - set(_ARGS))
-        if unknown:
-            raise ValueError(
-                f"model '{self.name}': unknown model_args {', '.join(unknown)}; accepted: {', '.join(_ARGS)}"
-            )
         self.pretrained = as_str(model_args.get("pretrained")) or self.default_pretrained
         if not self.pretrained:
-            raise ValueError(
+            raise ModelArgsError(
                 f"model '{self.name}' needs pretrained=PATH_OR_HUB_ID in --model_args (a transformers checkpoint "
                 "with a processor and chat template)"
             )
         self.revision = as_str(model_args.get("revision"))
         self.dtype = (as_str(model_args.get("dtype")) or self.default_dtype).lower()
         if self.dtype not in DTYPES:
-            raise ValueError(f"model '{self.name}': dtype={self.dtype!r} is not one of {', '.join(DTYPES)}")
+            raise ModelArgsError(f"model '{self.name}': dtype={self.dtype!r} is not one of {', '.join(DTYPES)}")
         self.device_map = as_str(model_args.get("device_map")) or "auto"
         self.attn_implementation = as_str(model_args.get("attn_implementation"))
         self.max_frames = as_int(
@@ -124,18 +146,18 @@ class HFModel(Model):
         return self.device_map
 
     def _load(self) -> None:
+        # before the heavy imports: a checkpoint that cannot be fetched ends here, in seconds and one line
+        require("torch", "transformers")
+        fetch = checkpoint_kwargs(self.pretrained, self.revision, self.name)
         import torch
         from transformers import AutoConfig, AutoModelForImageTextToText, AutoProcessor
 
-        common = {"trust_remote_code": self.trust_remote_code, "revision": self.revision}
+        common = {"trust_remote_code": self.trust_remote_code, "revision": self.revision, **fetch}
         try:
             config = AutoConfig.from_pretrained(self.pretrained, **common)
             self.processor = AutoProcessor.from_pretrained(self.pretrained, **common)
         except OSError as err:
-            raise OSError(
-                f"model '{self.name}': cannot load '{self.pretrained}' ({err}). Download the checkpoint and pass "
-                "pretrained=/path/to/folder, or allow hub access (unset HF_HUB_OFFLINE)"
-            ) from err
+            raise load_error(self.name, self.pretrained, err) from err
         model_type = getattr(config, "model_type", "?")
         if self.expected_model_types and model_type not in self.expected_model_types:
             raise ValueError(
@@ -157,7 +179,10 @@ class HFModel(Model):
             kwargs["device_map"] = device_map
         if self.attn_implementation:
             kwargs["attn_implementation"] = self.attn_implementation
-        self.model = AutoModelForImageTextToText.from_pretrained(self.pretrained, **common, **kwargs).eval()
+        try:
+            self.model = AutoModelForImageTextToText.from_pretrained(self.pretrained, **common, **kwargs).eval()
+        except OSError as err:
+            raise load_error(self.name, self.pretrained, err) from err
         self.tokenizer = tokenizer
         self._input_device = self.model.get_input_embeddings().weight.device
         eos = self.model.generation_config.eos_token_id

@@ -19,8 +19,20 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from harness.api import Capabilities, ImagePart, Model, Request, Response, TextPart, VideoPart, label_text
+from harness.api import (
+    Capabilities,
+    ImagePart,
+    Model,
+    ModelArgsError,
+    Request,
+    Response,
+    TextPart,
+    VideoPart,
+    checkpoint_kwargs,
+    label_text,
+)
 from models.args import as_bool, as_int, as_str
+from models.hf.adapter import load_error, require
 from models.hf.generation import cut_at_stop, plan_generation
 
 IMAGENET_MEAN = (0.485, 0.456, 0.406)
@@ -70,24 +82,21 @@ class InternVideo25(Model):
     """`--model internvideo2_5_8b [--model_args pretrained=...,trust_remote_code=true,max_frames=...]`."""
 
     name: ClassVar[str] = "internvideo2_5_8b"
+    lmms_eval_model: ClassVar[str] = "internvideo2_5"
     version: ClassVar[str] = "1"
     default_pretrained: ClassVar[str] = "OpenGVLab/InternVideo2_5_Chat_8B"
     recipe: ClassVar[str] = "internvideo2_5_demo"
+    accepted_args: ClassVar[tuple[str, ...]] = _ARGS
 
     def __init__(self, **model_args: Any) -> None:
         super().__init__(**model_args)
-        unknown = sorted(set(model_args) - set(_ARGS))
-        if unknown:
-            raise ValueError(
-                f"model '{self.name}': unknown model_args {', '.join(unknown)}; accepted: {', '.join(_ARGS)}"
-            )
         self.pretrained = as_str(model_args.get("pretrained")) or self.default_pretrained
         self.revision = as_str(model_args.get("revision"))
         self.dtype = as_str(model_args.get("dtype")) or "bfloat16"
         self.device = as_str(model_args.get("device")) or ("cuda" if _cuda() else "cpu")
         self.max_frames = as_int(model_args.get("max_frames", 160), "max_frames", self.name, 1)
         if not as_bool(model_args.get("trust_remote_code", False), "trust_remote_code", self.name):
-            raise ValueError(
+            raise ModelArgsError(
                 f"model '{self.name}' runs the checkpoint's own code: pass trust_remote_code=true in --model_args "
                 f"to accept running the code in '{self.pretrained}'"
             )
@@ -99,18 +108,17 @@ class InternVideo25(Model):
         self._load()
 
     def _load(self) -> None:
+        require("torch", "transformers")
+        fetch = checkpoint_kwargs(self.pretrained, self.revision, self.name)  # fails fast, before torch
         import torch
         from transformers import AutoModel, AutoTokenizer
 
-        common = {"trust_remote_code": True, "revision": self.revision}
+        common = {"trust_remote_code": True, "revision": self.revision, **fetch}
         try:
             self.tokenizer = AutoTokenizer.from_pretrained(self.pretrained, **common)
             model = AutoModel.from_pretrained(self.pretrained, **common)
         except OSError as err:
-            raise OSError(
-                f"model '{self.name}': cannot load '{self.pretrained}' ({err}). Download the checkpoint and pass "
-                "pretrained=/path/to/folder"
-            ) from err
+            raise load_error(self.name, self.pretrained, err) from err
         self.torch_dtype = getattr(torch, self.dtype)
         self.model = model.to(self.torch_dtype).to(self.device).eval()
 

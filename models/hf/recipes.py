@@ -31,7 +31,7 @@ from typing import Any, ClassVar, Optional
 
 import numpy as np
 
-from harness.api import Message, Request, VideoPart
+from harness.api import Message, ModelArgsError, Request, VideoPart
 from models.hf.published import QWEN_VL_UTILS
 
 
@@ -217,7 +217,7 @@ def resolve(requested: Optional[str], default: str, model: str) -> Recipe:
     if name == "authors":
         name = default
     if name not in RECIPES:
-        raise ValueError(
+        raise ModelArgsError(
             f"model '{model}': recipe={requested!r} is not one of authors, off, {', '.join(sorted(RECIPES))}"
         )
     return RECIPES[name]()

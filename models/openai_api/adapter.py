@@ -18,7 +18,16 @@ from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any, ClassVar, Optional
 
-from harness.api import Capabilities, Model, PartialGeneration, Request, Response, Result, VideoPart
+from harness.api import (
+    Capabilities,
+    Model,
+    ModelArgsError,
+    PartialGeneration,
+    Request,
+    Response,
+    Result,
+    VideoPart,
+)
 from models.args import as_bool, as_float, as_int, as_str
 from models.openai_api.client import ChatClient, RetryPolicy, ServerError
 from models.openai_api.encoding import FORMATS, to_messages
@@ -80,26 +89,23 @@ class OpenAIModel(Model):
     """`--model openai --model_args model=NAME,base_url=http://host:8000/v1,api_key_env=OPENAI_API_KEY,...`."""
 
     name: ClassVar[str] = "openai"
+    lmms_eval_model: ClassVar[Optional[str]] = "openai"
     version: ClassVar[str] = "1"
+    accepted_args: ClassVar[tuple[str, ...]] = _ARGS
 
     def __init__(self, **model_args: Any) -> None:
         super().__init__(**model_args)
-        unknown = sorted(set(model_args) - set(_ARGS))
-        if unknown:
-            raise ValueError(
-                f"model '{self.name}': unknown model_args {', '.join(unknown)}; accepted: {', '.join(_ARGS)}"
-            )
         n = self.name
         self.model = as_str(model_args.get("model"))
         if not self.model:
-            raise ValueError(f"model '{n}' needs model=NAME (the served model name) in --model_args")
+            raise ModelArgsError(f"model '{n}' needs model=NAME (the served model name) in --model_args")
         self.base_url = as_str(model_args.get("base_url")) or "https://api.openai.com/v1"
         key_env = as_str(model_args.get("api_key_env"))
         api_key = None
         if key_env:
             api_key = os.environ.get(key_env)
             if not api_key:
-                raise ValueError(
+                raise ModelArgsError(
                     f"model '{n}': api_key_env={key_env} but that environment variable is not set"
                 )
         else:
@@ -122,7 +128,7 @@ class OpenAIModel(Model):
         self.max_frames = as_int(model_args.get("max_frames"), "max_frames", n, 1)
         self.image_format = (as_str(model_args.get("image_format")) or "jpeg").lower()
         if self.image_format not in FORMATS:
-            raise ValueError(
+            raise ModelArgsError(
                 f"model '{n}': image_format={self.image_format!r} is not one of {', '.join(FORMATS)}"
             )
         self.jpeg_quality = as_int(model_args.get("jpeg_quality", 90), "jpeg_quality", n, 1)
@@ -142,7 +148,7 @@ class OpenAIModel(Model):
         self.capabilities = Capabilities(
             video=True, multi_video=multi_video, images=True, max_frames=self.max_frames
         )
-        self.client = ChatClient(self.base_url, api_key, timeout, policy)
+        self.client = ChatClient(self.base_url, api_key, timeout, policy, sends_video=self.video.mode != "images")
         self.spent = 0.0
         self.prompt_tokens = 0
         self.completion_tokens = 0

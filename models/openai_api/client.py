@@ -3,7 +3,9 @@
 The `openai` package does the HTTP (connection pooling, timeouts, typed errors); its own retries are off
 (`max_retries=0`) so that one policy, ours, decides: 429 (honouring Retry-After), 5xx, timeouts, dropped
 connections and malformed bodies are retried with exponentially growing, jittered waits; any other 4xx
-fails at once with the server's message. The body goes through the client's `post` as the JSON it is and
+fails at once with the server's message. A server that answers the same HTTP 500 to every request (a broken
+deployment, e.g. `transformers serve` without FFmpeg's libraries for video) is recognised after a few attempts
+(`FailureStreak`) and sent nothing more: every remaining request fails at once with one clear error. The body goes through the client's `post` as the JSON it is and
 comes back as a dict (`cast_to=object`): the typed `chat.completions.create()` walks every frame's base64
 string to transform its parameters and builds pydantic models of the reply, which cost 3 % of throughput
 at 16 requests in flight here (bench_adapters: 0.92 vs 0.95 of concurrency / latency); servers' extension
@@ -12,6 +14,8 @@ fields (`chat_template_kwargs`) travel as they are.
 
 from __future__ import annotations
 
+import itertools
+import logging
 import random
 import threading
 import time
@@ -20,9 +24,88 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from harness.api import ModelArgsError
+
+log = logging.getLogger("harness.models.openai")
+
 
 class ServerError(RuntimeError):
     """The endpoint kept failing (or refused the request); the message says how and what to check."""
+
+
+class RepeatedServerError(ServerError):
+    """The server answers every request with the same HTTP 500: this request was not sent (or not retried)."""
+
+    reason = "repeated_server_error"
+
+
+#: statuses that mean "the server's own code failed": the same one for every request is a broken server
+_BROKEN_STATUSES = (500, 501)
+
+
+class FailureStreak:
+    """Tells a server that answers every request with the same error from one that fails now and then.
+
+    Since the last success, identical HTTP 500/501 answers (status and body) to `requests` different requests
+    and `attempts` attempts in all open it (a success in between starts over): from then on no request is sent
+    or retried, each fails at once with one RepeatedServerError, and the run ends in seconds instead of
+    retrying every request (seven attempts each by default) against a server that cannot answer."""
+
+    def __init__(self, requests: int = 2, attempts: int = 4, sends_video: bool = False) -> None:
+        self.requests, self.attempts, self.sends_video = requests, attempts, sends_video
+        self._lock = threading.Lock()
+        self._signature: Optional[tuple[int, str]] = None
+        self._seen: set[int] = set()
+        self._count = 0
+        self.opened: Optional[RepeatedServerError] = None
+
+    def success(self) -> None:
+        with self._lock:
+            self._signature, self._seen, self._count = None, set(), 0
+
+    def failure(self, call: int, status: int, body: str, where: str) -> bool:
+        """Count one failed attempt of call number `call`; True when this one opened the streak."""
+        if status not in _BROKEN_STATUSES:
+            return False
+        with self._lock:
+            if self.opened is not None:
+                return False
+            if (status, body) != self._signature:
+                self._signature, self._seen, self._count = (status, body), set(), 0
+            self._seen.add(call)
+            self._count += 1
+            if len(self._seen) < self.requests or self._count < self.attempts:
+                return False
+            message = _broken_message(where, status, body, self._count, len(self._seen), self.sends_video)
+            self.opened = RepeatedServerError(message)
+            return True
+
+    def check(self) -> None:
+        """RepeatedServerError once the streak is open."""
+        if self.opened is not None:
+            raise self.opened
+
+
+def _broken_message(where: str, status: int, body: str, attempts: int, requests: int, sends_video: bool) -> str:
+    lowered = body.lower()
+    video_fix = (
+        "install FFmpeg's shared libraries and torchcodec where the server runs (docs/models.md, 'Served "
+        "video'), or send frames as images (video_mode=images)"
+    )
+    if "torchcodec" in lowered or "ffmpeg" in lowered:
+        fix = f"the server cannot decode video: {video_fix}"
+    elif sends_video:
+        fix = (
+            "check the server's log; a server that cannot decode the video it is sent (transformers serve "
+            f"without FFmpeg's libraries answers 'Internal Server Error') needs this: {video_fix}"
+        )
+    else:
+        fix = "check the server's log"
+    return (
+        f"{where}: answered HTTP {status} ({body[:300].strip()}) to {attempts} attempts of {requests} different "
+        f"requests in a row, so this run sends it nothing more; {fix}, then rerun the same command (answers "
+        "already received are cached)"
+    )
 
 
 @dataclass
@@ -48,12 +131,10 @@ class _Transient(Exception):
 
 
 def _openai():
-    try:
-        import openai  # noqa: PLC0415 - the served-model extra
-    except ImportError:
-        raise ServerError(
-            "the `openai` model needs the `openai` package: pip install -e \".[openai]\" (or pip install openai)"
-        ) from None
+    """The `openai` package (the `openai` extra). Its ModuleNotFoundError is left to propagate: the harness
+    turns it into the install command (exit 3) when the model is built."""
+    import openai  # noqa: PLC0415 - the served-model extra
+
     return openai
 
 
@@ -76,10 +157,11 @@ class ChatClient:
         policy: RetryPolicy,
         sleep: Callable[[float], None] = time.sleep,
         seed: int = 0,
+        sends_video: bool = False,
     ) -> None:
         parts = urllib.parse.urlsplit(base_url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError(f"base_url={base_url!r} is not an http(s) URL such as http://127.0.0.1:8000/v1")
+            raise ModelArgsError(f"base_url={base_url!r} is not an http(s) URL such as http://127.0.0.1:8000/v1")
         base = base_url.rstrip("/")
         if base.endswith("/chat/completions"):
             base = base[: -len("/chat/completions")]
@@ -94,9 +176,12 @@ class ChatClient:
         )
         self._rng = random.Random(seed)
         self._rng_lock = threading.Lock()
+        self.streak = FailureStreak(sends_video=sends_video)
+        self._calls = itertools.count()
 
-    def _attempt(self, payload: dict[str, Any]) -> dict[str, Any]:
+    def _attempt(self, payload: dict[str, Any], call: int) -> dict[str, Any]:
         openai = _openai()
+        self.streak.check()
         try:
             data: Any = self._client.post("/chat/completions", body=payload, cast_to=object)
         except openai.APITimeoutError as err:
@@ -106,6 +191,8 @@ class ChatClient:
         except openai.APIStatusError as err:
             status = err.status_code
             text = err.response.text[:500] if err.response is not None else str(err)
+            if self.streak.failure(call, status, text, self.base_url):
+                log.warning("%s", self.streak.opened)
             if status == 429 or status >= 500:
                 raise _Transient(f"HTTP {status}: {text[:200]}", _retry_after(err.response)) from err
             hint = (
@@ -127,16 +214,21 @@ class ChatClient:
     def complete(self, payload: dict[str, Any]) -> tuple[dict[str, Any], int]:
         """The server's JSON answer to one payload and how many retries it took; ServerError when it gives up."""
         last = ""
+        call = next(self._calls)
         for attempt in range(self.policy.max_retries + 1):
             try:
-                return self._attempt(payload), attempt
+                data = self._attempt(payload, call)
             except _Transient as err:
                 last = str(err)
+                self.streak.check()  # a server failing every request the same way is not waited for
                 if attempt == self.policy.max_retries:
                     break
                 with self._rng_lock:
                     delay = self.policy.delay(attempt, self._rng, err.retry_after)
                 self.sleep(delay)
+                continue
+            self.streak.success()
+            return data, attempt
         raise ServerError(
             f"{self.base_url}: gave up after {self.policy.max_retries + 1} attempts; last error: {last}. "
             "Check that the server is up, or raise max_retries/timeout"

@@ -19,7 +19,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import io
-import os
 import shutil
 import tempfile
 from fractions import Fraction
@@ -28,7 +27,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from harness.api import VideoPart
+from harness.api import ModelArgsError, VideoPart, write_atomic
 from models.hf.conversation import sampled_fps
 
 VIDEO_MODES = ("images", "video", "frames")
@@ -102,9 +101,9 @@ class VideoEncoder:
             ("video_transport", transport, VIDEO_TRANSPORTS),
         ):
             if value not in allowed:
-                raise ValueError(f"{name}={value!r} is not one of {', '.join(allowed)}")
+                raise ModelArgsError(f"{name}={value!r} is not one of {', '.join(allowed)}")
         if mode == "frames" and transport != "data":
-            raise ValueError("video_mode=frames sends JPEG frames in a data: URL; use video_transport=data")
+            raise ModelArgsError("video_mode=frames sends JPEG frames in a data: URL; use video_transport=data")
         self.mode, self.codec, self.crf = mode, codec, crf
         self.transport, self.jpeg_quality = transport, jpeg_quality
         self._dir = Path(video_dir) if video_dir else None
@@ -123,13 +122,9 @@ class VideoEncoder:
         if self._dir is None:
             self._dir = Path(tempfile.mkdtemp(prefix="harness-clips-"))
             self._own_dir = True
-        self._dir.mkdir(parents=True, exist_ok=True)
         path = self._dir / f"{hashlib.sha256(data).hexdigest()[:32]}.mp4"
         if not path.exists():  # several request threads may write the same clip: unique temp names
-            fd, tmp = tempfile.mkstemp(dir=self._dir, prefix=f".{path.name}.", suffix=".tmp")
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-            os.replace(tmp, path)
+            write_atomic(path, data)
         return path.resolve()
 
     def close(self) -> None:

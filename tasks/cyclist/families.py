@@ -14,8 +14,11 @@ passes templates (numeric_occurrence) and `counting_frequency.json` the period t
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any, Optional
+
+from tasks.cyclist.vocab import DOMAINS, value_domain
 
 FAMILIES = (
     "descriptive_existential_attributes",
@@ -32,20 +35,50 @@ FAMILIES = (
     "numeric_occurrence",
 )
 
-# tier -> (data folder name in the release, paper name)
-TIERS: dict[str, tuple[str, str]] = {
-    "L1": ("unicycle", "Unicycle"),
-    "L2": ("unicycle_cluttered", "Unicycle-Cluttered"),
-    "L3": ("bicycle", "Bicycle"),
-    "L4": ("tricycle", "Tricycle"),
-    "L5": ("nightrider", "Nightrider"),
+# Table 14's answer type of each family; attribute families name the vocabulary domains their answers take
+ANSWER_KINDS: dict[str, str] = {
+    **{f: "yes/no" for f in FAMILIES if f.startswith("descriptive_")},
+    **{f: "attribute" for f in FAMILIES if f.startswith("cycle_representative_")},
+    **{f: "integer" for f in FAMILIES if f.startswith("numeric_")},
+}
+ATTRIBUTE_DOMAINS: dict[str, tuple[str, ...]] = {
+    "cycle_representative_orbit": ("size", "color"),
+    "cycle_representative_clockwise": ("direction",),
+    "cycle_representative_transition": ("color", "size"),
 }
 
+# template file (name without `.json`) -> (family, number of templates in it): the official generator's
+# files (simon-kohaut/CycliST at 196ec63, assets/question_templates/CycliST_1.0_templates) and this
+# project's (builders/cyclist/questions/templates; tests/test_cyclist_release_layout.py checks them).
+# `question_family_index` is a template's position in its file.
+TEMPLATE_FILES: dict[str, tuple[str, int]] = {
+    "counting_frequency": ("numeric_periodicity", 5),
+    "counting_occurance": ("numeric_counting", 6),
+    "counting_occurence": ("numeric_occurrence", 2),
+    "existential_descriptive_attributes": ("descriptive_existential_attributes", 2),
+    "existential_descriptive_compare": ("descriptive_existential_compare", 2),
+    "existential_descriptive_relate": ("descriptive_existential_relate", 1),
+    "universal_descriptive_attributes": ("descriptive_universal_attributes", 2),
+    "universal_descriptive_compare": ("descriptive_universal_compare", 2),
+    "universal_descriptive_relate": ("descriptive_universal_relate", 1),
+    "cycle_representative_orbit": ("cycle_representative_orbit", 2),
+    "cycle_representative_clockwise": ("cycle_representative_clockwise", 1),
+    "cycle_representative_transition": ("cycle_representative_transition", 4),
+    "descriptive_existential_attributes": ("descriptive_existential_attributes", 2),
+    "descriptive_existential_compare": ("descriptive_existential_compare", 2),
+    "descriptive_existential_relate": ("descriptive_existential_relate", 1),
+    "descriptive_universal_attributes": ("descriptive_universal_attributes", 2),
+    "descriptive_universal_compare": ("descriptive_universal_compare", 2),
+    "descriptive_universal_relate": ("descriptive_universal_relate", 1),
+    "numeric_counting": ("numeric_counting", 6),
+    "numeric_occurrence": ("numeric_occurrence", 2),
+    "numeric_periodicity": ("numeric_periodicity", 3),
+}
+
+
+# other spellings of the numeric files seen in CycliST material (no template count known for them)
 RELEASE_NAMES = {
-    "counting_frequency": "numeric_periodicity",
     "counting_periodicity": "numeric_periodicity",
-    "counting_occurance": "numeric_counting",
-    "counting_occurence": "numeric_occurrence",
     "counting_occurrence": "numeric_occurrence",
     "counting_cycles": "numeric_counting",
     "counting": "numeric_counting",
@@ -59,21 +92,38 @@ UNITS = {
 }
 
 
+def template_stem(name: Any) -> str:
+    """A template file name as TEMPLATE_FILES keys it: no folder, no `.json`, no `questions_` prefix."""
+    stem = re.sub(r"\.json$", "", str(name).rsplit("/", 1)[-1])
+    return re.sub(r"^questions_", "", stem)
+
+
 def family_of(question: dict[str, Any]) -> Optional[str]:
     """The paper's family name of a question: its `family` field, else from `template_filename`."""
     fam = question.get("family")
     if isinstance(fam, str) and fam in FAMILIES:
         return fam
-    name = str(question.get("template_filename") or fam or "")
-    name = re.sub(r"\.json$", "", name.rsplit("/", 1)[-1])
-    name = re.sub(r"^questions_", "", name)
-    if name in FAMILIES:
-        return name
-    if name in RELEASE_NAMES:
-        return RELEASE_NAMES[name]
-    m = re.fullmatch(r"(existential|universal)_descriptive_(attributes|compare|relate)", name)
-    if m:
-        return f"descriptive_{m.group(1)}_{m.group(2)}"
+    name = template_stem(question.get("template_filename") or fam or "")
+    return TEMPLATE_FILES[name][0] if name in TEMPLATE_FILES else RELEASE_NAMES.get(name)
+
+
+def template_problem(question: dict[str, Any]) -> Optional[str]:
+    """Why a row's `template_filename` or `question_family_index` names no known template; None when
+    both are known (or absent: a row may name its family instead)."""
+    raw = question.get("template_filename")
+    count = None
+    if raw is not None:
+        stem = template_stem(raw) if isinstance(raw, str) else None
+        if stem not in TEMPLATE_FILES and stem not in RELEASE_NAMES:
+            known = ", ".join(f"{k}.json" for k in TEMPLATE_FILES)
+            return f"template_filename {raw!r} is no CycliST template file (known: {known})"
+        count = TEMPLATE_FILES[stem][1] if stem in TEMPLATE_FILES else None
+    if "question_family_index" in question:
+        index = question["question_family_index"]
+        whole = isinstance(index, (int, float)) and not isinstance(index, bool) and float(index).is_integer()
+        if not whole or index < 0 or (count is not None and index >= count):
+            has = f" (it has {count}: 0..{count - 1})" if count is not None else ""
+            return f"question_family_index {index!r} names no template of {raw or 'its family'}{has}"
     return None
 
 
@@ -93,25 +143,43 @@ def category_of(family: str) -> str:
     return "cyclic" if family.startswith("cycle_") else "numeric"
 
 
-def answer_kind(target: Any) -> str:
-    """yes/no, integer or attribute, from the ground-truth answer's value."""
-    if isinstance(target, bool):
-        return "yes/no"
-    if isinstance(target, (int, float)):
-        return "integer"
-    t = str(target).strip().lower()
-    if t in ("yes", "no", "true", "false"):
-        return "yes/no"
-    if re.fullmatch(r"-?\d+(?:\.0+)?", t):
-        return "integer"
-    return "attribute"
+class BadTarget(ValueError):
+    """A row's answer that its family cannot have (the message says what the family allows)."""
 
 
-def canonical_target(target: Any) -> Any:
-    """The ground truth as the scorer compares it: "yes"/"no", an int, or a lower-case attribute."""
-    kind = answer_kind(target)
+def _yes_no(answer: Any) -> str:
+    if isinstance(answer, bool):
+        return "yes" if answer else "no"
+    word = answer.strip().lower() if isinstance(answer, str) else None
+    if word in ("yes", "true"):
+        return "yes"
+    if word in ("no", "false"):
+        return "no"
+    raise BadTarget("a yes/no family's answer must be yes/no (true/false or the strings)")
+
+
+def _count(answer: Any) -> int:
+    if isinstance(answer, int) and not isinstance(answer, bool) and answer >= 0:
+        return answer
+    if isinstance(answer, float) and math.isfinite(answer) and answer.is_integer() and answer >= 0:
+        return int(answer)
+    if isinstance(answer, str) and re.fullmatch(r"\d+(?:\.0+)?", answer.strip()):
+        return int(float(answer.strip()))
+    raise BadTarget("a counting family's answer must be a non-negative integer")
+
+
+def family_target(family: str, answer: Any) -> tuple[Any, str, Optional[str]]:
+    """(canonical target, answer kind, attribute domain) of a row's answer, checked against its family:
+    yes/no families take yes/no only, counting families a non-negative integer (no bool, NaN, infinity or
+    word), attribute families a value of the family's vocabulary domains. Raises BadTarget otherwise."""
+    kind = ANSWER_KINDS[family]
     if kind == "yes/no":
-        return "yes" if (target is True or str(target).strip().lower() in ("yes", "true")) else "no"
+        return _yes_no(answer), kind, None
     if kind == "integer":
-        return int(float(target))
-    return str(target).strip().lower()
+        return _count(answer), kind, None
+    value = answer.strip().lower() if isinstance(answer, str) else None
+    domain = value_domain(value) if value else None
+    if domain not in ATTRIBUTE_DOMAINS[family]:
+        allowed = ", ".join(v for d in ATTRIBUTE_DOMAINS[family] for v in DOMAINS[d])
+        raise BadTarget(f"a {family} answer must be one of {allowed}")
+    return value, kind, domain

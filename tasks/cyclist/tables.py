@@ -12,8 +12,9 @@ from collections import Counter, defaultdict
 from typing import Any, Optional
 
 from harness.api import Response
-from tasks.cyclist.families import FAMILIES, TIERS
+from tasks.cyclist.families import FAMILIES
 from tasks.cyclist.hooks import answer_space, doc_domain, judge_case, parse, score
+from tasks.cyclist.vocab import TIERS
 
 CAPTION_KEYS = ("obj_precision", "obj_recall", "obj_f1", "cycle_precision", "cycle_recall", "cycle_f1")
 

@@ -1,21 +1,35 @@
 """CycliST's answer vocabulary: attribute values with their synonyms, number words, yes/no words.
 
-One table serves the rule judge, the oracle's phrasing and the chance levels, so a value the judge
-accepts is always one the dataset can hold. Synonyms follow what video LLMs write ("grey", "big",
-"shiny", "anticlockwise"); see docs/benchmarks/cyclist.md for the mapping decisions.
+The values themselves (colours, sizes, shapes, materials, directions, relations, cycle types, tiers) are
+defined once, in `vocabulary.json` beside this module, which the builder reads too
+(builders/cyclist/constants.py): a data file, so neither side imports the other. One table serves the rule
+judge, the oracle's phrasing and the chance levels, so a value the judge accepts is always one the dataset
+can hold. Synonyms follow what video LLMs write ("grey", "big", "shiny", "anticlockwise"); see
+docs/benchmarks/cyclist.md for the mapping decisions.
 """
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
-COLORS = ("gray", "red", "blue", "green", "brown", "purple", "cyan", "yellow")
-SIZES = ("small", "large")
-SHAPES = ("cube", "sphere", "cylinder", "cone")
-MATERIALS = ("rubber", "metal")
-DIRECTIONS = ("clockwise", "counterclockwise")
-RELATIONS = ("left", "right", "behind", "front")
-CYCLES = ("linear", "orbit", "rotate", "resize", "recolor")
+VOCABULARY_FILE = Path(__file__).with_name("vocabulary.json")
+VOCABULARY = json.loads(VOCABULARY_FILE.read_text(encoding="utf-8"))
+
+COLORS: tuple[str, ...] = tuple(VOCABULARY["colors"])
+SIZES: tuple[str, ...] = tuple(VOCABULARY["sizes"])
+SHAPES: tuple[str, ...] = tuple(VOCABULARY["shapes"])
+MATERIALS: tuple[str, ...] = tuple(VOCABULARY["materials"])
+# material spellings the release writes (`mymetal`) -> the value
+MATERIAL_ALIASES: dict[str, str] = {**{m: m for m in MATERIALS}, **VOCABULARY["material_aliases"]}
+DIRECTIONS: tuple[str, ...] = tuple(VOCABULARY["directions"])
+RELATIONS: tuple[str, ...] = tuple(VOCABULARY["relations"])
+CYCLES: tuple[str, ...] = tuple(VOCABULARY["cycles"])
+# tier code -> (the release's folder, the paper's name)
+TIERS: dict[str, tuple[str, str]] = {
+    code: (folder, name) for code, (folder, name) in VOCABULARY["tiers"].items()
+}
 
 DOMAINS: dict[str, tuple[str, ...]] = {
     "color": COLORS,

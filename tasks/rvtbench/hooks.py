@@ -27,7 +27,8 @@ def load(root, split, options):
     return load_samples(root, split, options)
 
 
-def _size(doc: dict, target: dict) -> tuple[int, int]:
+def video_size(doc: dict, target: dict) -> tuple[int, int]:
+    """(height, width) of a sample's video: the row's own, else its first target mask's RLE size."""
     if doc.get("height") and doc.get("width"):
         return int(doc["height"]), int(doc["width"])
     rles = target.get("masks") or []
@@ -67,7 +68,7 @@ def parse(response: Response, doc: dict, judge=None) -> Parsed:
             decoded = decode_rle(given) if given else None
         except (ValueError, TypeError, OverflowError) as err:
             return Parsed(answer=None, valid=False, note=f"bad RLE: {err}")
-        size = _size(doc, target)
+        size = video_size(doc, target)
         if decoded is not None and tuple(decoded.shape[1:]) != size:
             return Parsed(
                 answer=None,
@@ -76,7 +77,7 @@ def parse(response: Response, doc: dict, judge=None) -> Parsed:
             )
         return Parsed(answer=masks)
     if task_type == "grounding":
-        h, w = _size(doc, target)
+        h, w = video_size(doc, target)
         try:
             if response.structured is not None:
                 boxes = structured_boxes(response.structured, target["frames"])
@@ -110,13 +111,13 @@ def score(parsed: Parsed, target: dict, doc: dict) -> dict:
     if task_type == "segmentation":
         if parsed.extra.get("not_applicable"):
             return {"J": None, "F": None, "J&F": None}
-        h, w = _size(doc, target)
+        h, w = video_size(doc, target)
         gt = _mask_stack(target["masks"], h, w)
         pred = _mask_stack(parsed.answer, h, w) if parsed.valid else np.zeros_like(gt)
         stats = j_and_f(pred, gt)
         return {"J": float(jaccard(pred, gt).mean()), "F": stats["F_mean"], "J&F": stats["J&F"]}
     if task_type == "grounding":
-        h, w = _size(doc, target)
+        h, w = video_size(doc, target)
         gt = raster(target["boxes"], h, w)
         pred = raster(parsed.answer if parsed.valid else [[] for _ in target["frames"]], h, w)
         return {"IoU": float(per_query_iou([pred], [gt])[0])}  # mean per-frame IoU (LISA's per image)

@@ -24,8 +24,8 @@ from harness.api import DataError, DroppedRow, Parsed, Response, Segment, VideoR
 from metrics import encode_rle
 
 from .boxes import BoxFormatError, parse_text_boxes, structured_boxes
-from .hooks import _size
 from .hooks import parse as parse_masks
+from .hooks import video_size
 from .release import load_samples
 
 ENV_NAME = "HARNESS_RVTBENCH_BOX_TO_MASK"
@@ -160,7 +160,7 @@ def parse(response: Response, doc: dict) -> Parsed:
         if structured is not None:
             boxes = structured_boxes(structured, frames)
         else:
-            height, width = _size(doc, doc["answer"])
+            height, width = video_size(doc, doc["answer"])
             boxes = parse_text_boxes(response.text or "", frames, width, height)
     except BoxFormatError as err:
         return Parsed(answer=None, valid=False, note=f"rejected boxes: {err}", extra={"mask_source": label})

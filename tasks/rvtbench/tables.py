@@ -19,7 +19,7 @@ import numpy as np
 from metrics import BertScoreUnavailable, ap50, bertscore, bleu4, cider_d, ciou, giou, rouge_l
 from metrics.ptb_java import active_tokenizer, tokenize_captions
 
-from .hooks import _size, raster
+from .hooks import raster, video_size
 
 CATEGORIES = ("semantic", "spatial", "temporal")
 LEVELS = (1, 2, 3, 4)
@@ -62,7 +62,7 @@ def _grounding(rows: list[dict]) -> dict:
     preds, gts, det_preds, det_gts = [], [], [], []
     for n, r in enumerate(rows):
         doc, target = r["doc"], r["target"]
-        h, w = _size(doc, target)
+        h, w = video_size(doc, target)
         answer = r["parsed"]["answer"] if r["parsed"]["valid"] else [[] for _ in target["frames"]]
         preds.append(raster(answer, h, w))
         gts.append(raster(target["boxes"], h, w))

@@ -66,6 +66,14 @@ def accuracy_cell(records: list[dict]) -> dict[str, Any]:
     }
 
 
+def mean_of_cells(values: list[Optional[float]]) -> Optional[float]:
+    """The mean over dimensions (the paper's "Mean"): None when there is none, or when a dimension's cell is
+    empty (no valid answer), so a dimension whose answers all failed never leaves the mean to the others."""
+    if not values or any(v is None for v in values):
+        return None
+    return round(sum(values) / len(values), 10)  # type: ignore[arg-type]
+
+
 def chance_levels(dims: int = 3, p: float = P_CHANCE) -> dict[str, float]:
     """Chance levels of a uniform guess per item: accuracy, >=1 / >=2 / all of `dims`, and a pair."""
     at_least = {
@@ -80,14 +88,20 @@ def chance_levels(dims: int = 3, p: float = P_CHANCE) -> dict[str, float]:
     }
 
 
-def joint_table(records: list[dict]) -> dict[str, Any]:
-    """Per-video joint accuracy over videos whose S, A and P answers are all valid (base order only)."""
+def joint_table(records: list[dict], strict: bool = False) -> dict[str, Any]:
+    """Per-video joint accuracy over videos whose S, A and P answers are all valid (base order only), as
+    the public analysis; `strict`: over videos whose three samples were all scored, an invalid answer
+    counted wrong (so invalid answers can never raise it)."""
     by_video: dict[str, dict[str, dict]] = defaultdict(dict)
     for r in records:
         doc = r.get("doc") or {}
         if doc.get("dimension") in DIMENSIONS and int(doc.get("rotation", 0)) == 0:
             by_video[str(doc.get("stem"))][doc["dimension"]] = r
-    complete = {v: d for v, d in by_video.items() if all(k in d and is_valid(d[k]) for k in DIMENSIONS)}
+
+    def usable(rec: dict) -> bool:
+        return not rec.get("error") if strict else is_valid(rec)
+
+    complete = {v: d for v, d in by_video.items() if all(k in d and usable(d[k]) for k in DIMENSIONS)}
     n = len(complete)
     right = {v: {k: is_correct(d[k]) for k in DIMENSIONS} for v, d in complete.items()}
     hits = Counter(sum(r.values()) for r in right.values())
@@ -123,6 +137,10 @@ def error_sources(records: list[dict], key: str, names: list[str]) -> dict[str, 
     return {"n_errors": len(wrong), "n_valid_items": len(valid), "chosen": table}
 
 
+STRICT_NOTE = (
+    "joint accuracy with invalid answers counted wrong, over videos whose S, A and P samples were all "
+    "scored (the public `joint` leaves out every video with an invalid answer)"
+)
 SPAN_NOTE = (
     "visible span (public subset/eval_boundary_k.py): under K, BEGINNING shows the last K and END the "
     "first K of their bin-centred frames (16 by default); candidates always show all of theirs; Full shows "
@@ -165,12 +183,11 @@ def visible_span_table(records: list[dict]) -> dict[str, Any]:
             for d in DIMENSIONS
             if any((r.get("doc") or {}).get("dimension") == d for r in rows)
         }
-        accs = [c["accuracy"] for c in per_dim.values() if c["accuracy"] is not None]
         table[name] = {
             "context_frames": ks[name],
             "overall": accuracy_cell(rows),
             "per_dimension": per_dim,
-            "mean_over_dimensions": round(sum(accs) / len(accs), 10) if accs else None,
+            "mean_over_dimensions": mean_of_cells([c["accuracy"] for c in per_dim.values()]),
             "frames_shown": _frames_shown(rows),
         }
     return {"note": SPAN_NOTE, "conditions": conditions, "by_condition": table}
@@ -191,10 +208,7 @@ def dimension_cells(records: list[dict]) -> dict[str, Any]:
     per_dim = {d: [r for r in records if (r.get("doc") or {}).get("dimension") == d] for d in DIMENSIONS}
     present = [d for d in DIMENSIONS if per_dim[d]]
     cells = {d: {"name": DIMENSION_NAMES[d], **accuracy_cell(per_dim[d])} for d in present}
-    means = {}
-    for key in ("accuracy", "accuracy_strict"):
-        vals = [cells[d][key] for d in present if cells[d][key] is not None]
-        means[key] = round(sum(vals) / len(vals), 10) if vals else None
+    means = {key: mean_of_cells([cells[d][key] for d in present]) for key in ("accuracy", "accuracy_strict")}
     return {
         "per_dimension": cells,
         "overall": accuracy_cell([r for d in present for r in per_dim[d]]),
@@ -270,6 +284,10 @@ def aggregate(records: list[dict], task: Task) -> dict[str, Any]:
         }
         if len(present) == len(DIMENSIONS):
             tables["joint"] = joint_table(_base_span(dim_records))
+            tables["joint_strict"] = {
+                **joint_table(_base_span(dim_records), strict=True),
+                "note": STRICT_NOTE,
+            }
         if any(d.get("source") is not None for d in docs):
             tables["by_source"] = source_table(dim_records)
     if len({int(d.get("rotation", 0)) for d in docs}) > 1:

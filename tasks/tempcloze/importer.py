@@ -16,9 +16,14 @@ retries), `expected` (absent in the subset files: the letter whose `option_map` 
 `option_map` (letter -> clip kind); vLLM and API runs add the raw reply. The public analysis counts an
 entry as valid when its answer is one of A-D: a valid answer is logged as the JSON reply
 `{"answer": X, "reason": ...}` (the public parser's normal form), so the harness reads exactly that
-letter; an entry without a valid answer is invalid (counted, excluded from the headline as in the public
-analysis), its raw reply and error kept under `imported`. Results then come from the ordinary
-`--rescore` path (harness/cli/import_cmd.py).
+letter; every other entry (answer null or outside A-D, `option_map: null` as `eval_vllm.py` writes after
+failed retries, an entry that is not an object) is invalid exactly as `eval_results/analyze.py` counts it
+(`skipped`): in the invalid total and the strict accuracy, out of the headline, never dropped; its candidates
+come from its option_map when readable (else none), its raw reply and error are kept under `imported`. So a
+file of errors only imports as all invalid. Only an answered entry that cannot be placed (no A-D option_map,
+GT not once, an unknown kind) is dropped, with the reason. Results then come from the ordinary `--rescore`
+path (harness/cli/import_cmd.py). A file that is not readable JSON is a DataError; the command reports it
+and imports the other files.
 """
 
 from __future__ import annotations
@@ -81,12 +86,23 @@ def _options(entry: dict, where: str) -> list[str]:
     return out
 
 
+def _options_if_readable(entry: Any) -> list[str]:
+    """An answer-less entry's candidates when its option_map can be read, else [] (the public run may
+    have failed before it drew them: `eval_vllm.py` writes `option_map: null` then)."""
+    try:
+        return _options(entry, "") if isinstance(entry, dict) else []
+    except (ValueError, TypeError):
+        return []
+
+
 def _letter(value: Any) -> Optional[str]:
     s = value.strip().upper() if isinstance(value, str) else None
     return s if s in LETTERS else None
 
 
-def _doc(doc_id: str, stem: str, dimension: str, options: list[str], option_dims: list[str]) -> dict:
+def _doc(
+    doc_id: str, stem: str, dimension: str, options: list[str], option_dims: list[str], answer: Optional[str]
+) -> dict:
     return {
         "doc_id": doc_id,
         "id": doc_id,
@@ -104,16 +120,23 @@ def _doc(doc_id: str, stem: str, dimension: str, options: list[str], option_dims
         "options": options,
         "option_kinds": [kind_of(c) for c in options],
         "option_dims": option_dims,
-        "answer": LETTERS[options.index(GT)],
+        "answer": LETTERS[options.index(GT)] if options else answer,
         "clips": {},
     }
 
 
-def _record(task: str, doc: dict, entry: dict, key: str, where: str) -> dict:
+def answered(entry: Any) -> bool:
+    """Whether the public analysis counts an entry as valid (`analyze.py` is_valid: a dict whose answer is
+    one of A-D after stripping and upper-casing); every other entry is invalid, never dropped."""
+    return isinstance(entry, dict) and _letter(entry.get("answer")) is not None
+
+
+def _record(task: str, doc: dict, entry: Any, key: str, where: str) -> dict:
+    entry = entry if isinstance(entry, dict) else {"answer": None, "error": f"entry is {entry!r:.80}"}
     expected = _letter(entry.get("expected")) or doc["answer"]
-    if expected != doc["answer"]:
-        raise ValueError(f"{where}: expected {expected} but option_map puts GT under {doc['answer']}")
     answer = _letter(entry.get("answer"))
+    if answer is not None and expected != doc["answer"]:
+        raise ValueError(f"{where}: expected {expected} but option_map puts GT under {doc['answer']}")
     original = entry.get("raw_original", entry.get("raw"))
     if answer is not None:
         reason = entry.get("reason")
@@ -122,12 +145,12 @@ def _record(task: str, doc: dict, entry: dict, key: str, where: str) -> dict:
         # no usable answer in the public run: invalid here too (a reply the harness's lenient parser would
         # still read is not logged as the raw reply, so the import keeps the public count)
         text = original if isinstance(original, str) else ""
-        raw = text if parse_letter(text)[0] is None else ""
+        raw = text if doc["options"] and parse_letter(text)[0] is None else ""
     return {
         "doc_id": doc["doc_id"],
         "task": task,
         "doc": doc,
-        "target": expected,
+        "target": doc["answer"] or expected,
         "prompt": None,
         "frame_spec": None,
         "media": [],
@@ -152,18 +175,17 @@ def _dimension(key: Any, where: str) -> str:
     return str(dim)
 
 
-def _dimension_item(task: str, stem: str, dim_key: str, entry: dict, key: str, id_suffix: str = "") -> dict:
+def _dimension_item(task: str, stem: str, dim_key: str, entry: Any, key: str, id_suffix: str = "") -> dict:
     where = f"entry '{key}'"
     dim = _dimension(dim_key, where)
-    options = _options(entry, where)
+    options = _options(entry, where) if answered(entry) else _options_if_readable(entry)
     dims = [GT if c == GT else dim for c in options]
-    doc = _doc(f"{stem}|{dim}{id_suffix}", stem, dim, options, dims)
+    expected = _letter(entry.get("expected")) if isinstance(entry, dict) else None
+    doc = _doc(f"{stem}|{dim}{id_suffix}", stem, dim, options, dims, expected)
     return _record(task, doc, entry, key, where)
 
 
-def _mixed_item(stem: str, entry: dict) -> dict:
-    where = f"entry '{stem}'"
-    options = _options(entry, where)
+def _mixed_dims(entry: dict, options: list[str], where: str) -> list[str]:
     odims = entry.get("option_dim") or {}
     dims = [
         GT if c == GT else str(canonical_dimension(odims.get(letter, "?")))
@@ -171,7 +193,21 @@ def _mixed_item(stem: str, entry: dict) -> dict:
     ]
     if sorted(d for d in dims if d != GT) != sorted(DIMENSIONS):
         raise ValueError(f"{where}: option_dim must give one S, one A and one C/P distractor, got {odims!r}")
-    doc = _doc(stem, stem, "mixed", options, dims)
+    return dims
+
+
+def _mixed_item(stem: str, entry: dict) -> dict:
+    where = f"entry '{stem}'"
+    if answered(entry):
+        options = _options(entry, where)
+        dims = _mixed_dims(entry, options, where)
+    else:  # invalid whatever else it holds, as every public analysis counts it
+        options = _options_if_readable(entry)
+        try:
+            dims = _mixed_dims(entry, options, where) if options else []
+        except ValueError:
+            options, dims = [], []
+    doc = _doc(stem, stem, "mixed", options, dims, _letter(entry.get("expected")))
     return _record("tempcloze_mixed", doc, entry, stem, where)
 
 
@@ -221,9 +257,9 @@ def _passk_item(item: str, entries: list[tuple[str, dict]]) -> dict:
     stem, dim_key = item.rsplit("|", 1)
     entries = sorted(entries, key=lambda kv: int(kv[0].rsplit("|r", 1)[1]))
     recs = [_dimension_item("tempcloze_hard_passk", stem, dim_key, e, k) for k, e in entries]
-    if len({tuple(r["doc"]["options"]) for r in recs}) != 1:
+    if len({tuple(r["doc"]["options"]) for r in recs if r["doc"]["options"]}) > 1:
         raise ValueError(f"entries '{item}|r*': the repeats show different candidate orders")
-    rec = recs[0]
+    rec = next((r for r in recs if r["doc"]["options"]), recs[0])
     rec["doc"]["n_samples"] = PASSK_SAMPLES
     rec["structured"] = {"samples": [r["raw"] for r in recs]}
     rec["imported"] = {"key": f"{item}|r*", "repeats": [r["imported"] for r in recs]}
@@ -250,8 +286,8 @@ def detect_format(data: dict) -> str:
 def read_official(path: Path, commit: Optional[str] = None) -> ImportedRun:
     """One public results file as an ImportedRun (entries that cannot be read are listed as dropped)."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as err:
+        data = json.loads(Path(path).read_text(encoding="utf-8-sig"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
         raise DataError(f"tempcloze-official: {path} is not readable JSON ({err})") from err
     if not isinstance(data, dict):
         raise DataError(f"tempcloze-official: {path} must be a JSON object keyed by stem")

@@ -1,7 +1,8 @@
 """`python -m harness diagnose cyclist DIR`: re-execute every stored program of a CycliST dataset folder.
 
-DIR is a tier folder in the release layout (`scenes/*.json` or a `*scenes*.json` file, `questions/*.json`
-or `*questions*.json`), the official release's or a project build's. Each stored program runs on its
+DIR is a dataset root in the release's kind-first layout (`scenes/<tier>/<split>/`, `questions/<tier>/<split>/`:
+every tier and split in it is checked), the official release's or a project build's, or one tier folder as
+earlier builds wrote it (`scenes/*.json` or a `*scenes*.json` file, `questions/*.json` or `*questions*.json`). Each stored program runs on its
 scene with the question engine; the report gives, per family (the question's `family`, else its
 template file), how many stored answers the engine reproduces, lists the others with the question, the
 stored answer, the engine's answer and the first program step where they part (from the node outputs
@@ -20,6 +21,7 @@ from typing import Any
 
 from harness.api import Builder
 
+from ..layout import dataset_parts
 from .functions import Invalid, run_steps
 from .state import SceneSchemaError, SceneState
 
@@ -74,23 +76,26 @@ def comparable(value: Any) -> Any:
 
 
 def _read(path: Path) -> Any:
-    return json.loads(path.read_text(encoding="utf-8"))
+    return json.loads(path.read_text(encoding="utf-8-sig"))
 
 
-def _scenes(root: Path) -> Iterator[tuple[str, Any]]:
-    if (root / "scenes").is_dir():
-        for p in sorted((root / "scenes").glob("*.json")):
+def _scenes(folder: Path, loose: Path | None) -> Iterator[tuple[str, Any]]:
+    """Scene files of a folder, then (one tier folder) the merged `*scenes*.json` files beside it."""
+    if folder.is_dir():
+        for p in sorted(folder.glob("*.json")):
             yield p.name, p
-    for p in sorted(root.glob("*.json")):
+    for p in sorted(loose.glob("*.json")) if loose is not None else []:
         if "scene" in p.name.lower():
             data = _read(p)
             for i, s in enumerate(data.get("scenes", []) if isinstance(data, dict) else data):
                 yield f"{p.name}[{i}]", s
 
 
-def _questions(root: Path) -> Iterator[dict]:
-    files = sorted((root / "questions").glob("*.json")) if (root / "questions").is_dir() else []
-    files += sorted(p for p in root.glob("*.json") if "question" in p.name.lower())
+def _questions(folder: Path, loose: Path | None) -> Iterator[dict]:
+    files = sorted(folder.glob("*.json")) if folder.is_dir() else []
+    files += (
+        sorted(p for p in loose.glob("*.json") if "question" in p.name.lower()) if loose is not None else []
+    )
     for path in files:
         data = _read(path)
         for q in data.get("questions", []) if isinstance(data, dict) else data:
@@ -103,9 +108,9 @@ def _family(q: dict) -> str:
     return str(name).rsplit("/", 1)[-1].removesuffix(".json")
 
 
-def _load_states(root: Path, report: Report) -> dict[str, SceneState]:
+def _load_states(folder: Path, loose: Path | None, report: Report) -> dict[str, SceneState]:
     states: dict[str, SceneState] = {}
-    for name, src in _scenes(root):
+    for name, src in _scenes(folder, loose):
         try:
             scene = _read(src) if isinstance(src, Path) else src
             state = SceneState(scene, name)
@@ -156,26 +161,33 @@ def check_question(q: dict, state: SceneState) -> tuple[Any, str | None]:
 
 
 def diagnose(root: Path) -> Report:
-    """Re-execute every stored program of the folder on its scene."""
+    """Re-execute every stored program of the dataset (every tier and split) on its scene."""
     root = Path(root)
     report = Report()
-    states = _load_states(root, report)
-    for q in _questions(root):
-        family = _family(q)
-        counts = report.families.setdefault(family, [0, 0])
-        counts[1] += 1
-        state = states.get(Path(str(q.get("video_filename", ""))).name)
-        if state is None:
-            report.mismatches.append(
-                Mismatch(family, str(q.get("question")), q.get("answer"), None, "no scene for its video")
-            )
-            continue
-        engine, step = check_question(q, state)
-        if step is None:
-            counts[0] += 1
-        else:
-            report.mismatches.append(Mismatch(family, str(q.get("question")), q.get("answer"), engine, step))
+    for part in dataset_parts(root):
+        loose = root if part["scenes"] == root / "scenes" else None  # one tier folder (earlier builds)
+        states = _load_states(part["scenes"], loose, report)
+        for q in _questions(part["questions"], loose):
+            _check_one(q, states, report)
     return report
+
+
+def _check_one(q: dict, states: dict[str, SceneState], report: Report) -> None:
+    """Re-execute one stored question on its scene and count the outcome."""
+    family = _family(q)
+    counts = report.families.setdefault(family, [0, 0])
+    counts[1] += 1
+    state = states.get(Path(str(q.get("video_filename", ""))).name)
+    if state is None:
+        report.mismatches.append(
+            Mismatch(family, str(q.get("question")), q.get("answer"), None, "no scene for its video")
+        )
+        return
+    engine, step = check_question(q, state)
+    if step is None:
+        counts[0] += 1
+    else:
+        report.mismatches.append(Mismatch(family, str(q.get("question")), q.get("answer"), engine, step))
 
 
 def format_report(report: Report, root: Path, max_listed: int = 200) -> str:
@@ -205,18 +217,22 @@ class CyclistDiagnose(Builder):
 
     def add_arguments(self, parser: argparse.ArgumentParser) -> None:
         """DIR [--max-listed N]."""
-        parser.add_argument("dir", type=Path, help="tier folder with scenes/ and questions/")
+        parser.add_argument(
+            "dir", type=Path, help="dataset root (scenes/<tier>/<split>/, questions/...) or one tier folder"
+        )
         parser.add_argument("--max-listed", type=int, default=200, help="mismatches to list (default 200)")
 
     def run(self, args: argparse.Namespace) -> int:
         """Print the report; 0 when every stored answer is reproduced, 1 otherwise (2: no questions)."""
         if not Path(args.dir).is_dir():
             raise ValueError(
-                f"diagnose cyclist: {args.dir} is not a folder (expected scenes/ and questions/)"
+                f"diagnose cyclist: {args.dir} is not a folder (expected scenes/<tier>/<split>/ and questions/<tier>/<split>/)"
             )
         report = diagnose(args.dir)
         print(format_report(report, args.dir, args.max_listed))
         if report.total == 0:
-            print(f"diagnose cyclist: no questions found in {args.dir} (questions/*.json)")
+            print(
+                f"diagnose cyclist: no questions found in {args.dir} (questions/<tier>/<split>/*.json or questions/*.json)"
+            )
             return 2
         return 0 if report.reproduced == report.total else 1

@@ -5,30 +5,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import tempfile
 from pathlib import Path
-from typing import Any
 
-from harness.api import Builder
+from harness.api import Builder, write_atomic
 from harness.hookspecs import hookimpl
 
+from ..layout import questions_file, split_dirs
 from .generate import answer_summary
 from .templates import FAMILIES
-
-
-def write_json_atomic(path: Path, data: Any) -> None:
-    """Write JSON through a temporary file in the same folder, so a killed run leaves no half file."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as f:
-            json.dump(data, f)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 class CyclistQuestionsBuilder(Builder):
@@ -42,7 +26,13 @@ class CyclistQuestionsBuilder(Builder):
         parser.add_argument(
             "--scenes", type=Path, required=True, help="folder of scene JSON files (or one file)"
         )
-        parser.add_argument("--out", type=Path, required=True, help="questions JSON file to write")
+        parser.add_argument(
+            "--out",
+            type=Path,
+            required=True,
+            help="a questions JSON file to write, or a folder (no .json suffix): one questions_<template>.json "
+            "per template file, as the release (e.g. DATA/cyclist/questions/unicycle/test)",
+        )
         parser.add_argument(
             "--families", nargs="+", default=None, choices=list(FAMILIES), help="default: all twelve"
         )
@@ -95,7 +85,8 @@ def run_questions(
     templates: Path | None = None,
     mode: str = "official",
 ) -> dict:
-    """Generate questions for a scene folder (or a list of scene files) and write them to `out`."""
+    """Generate questions for a scene folder (or a list of scene files) and write them to `out` (a .json
+    file, or a folder of the release's per-template files; see write_questions)."""
     from .generate import generate_questions
     from .templates import load_templates
 
@@ -103,27 +94,50 @@ def run_questions(
         raise FileNotFoundError(f"--scenes {scenes}: no such file or folder")
     loaded = load_templates(templates) if templates is not None else None
     result = generate_questions(scenes, families=families, seed=seed, templates=loaded, mode=mode)
-    write_json_atomic(out, result)
+    write_questions(result, Path(out))
     return result
 
 
-def questions_for_build(out: Path, split: str, seed: int = 0, shard: tuple[int, int] = (0, 1)) -> dict | None:
-    """What `build cyclist` runs after its scenes: questions for the split's scenes in `out/scenes`,
-    written to `out/questions/<split>.json`. A sharded build (N > 1) skips it (each shard sees only part
-    of the scenes); run `build cyclist-questions` once all shards are done. Returns the result or None."""
+def write_questions(result: dict, out: Path) -> list[Path]:
+    """Write `{info, questions}` to `out`: one file when it ends in .json, else the release's layout in the
+    folder `out`: `questions_<template>.json` per template file, each `{info, questions}` with its questions
+    (question_index stays unique across the files). Earlier `questions_*.json` files the run did not
+    write are removed, so a folder never mixes two runs. Returns the files written."""
+    if out.suffix.lower() == ".json":
+        write_atomic(out, json.dumps(result))
+        return [out]
+    by_file: dict[str, list[dict]] = {}
+    for q in result["questions"]:
+        by_file.setdefault(questions_file(q["template_filename"]), []).append(q)
+    written = []
+    for name, questions in sorted(by_file.items()):
+        info = dict(result["info"], template_file=name, num_questions_in_file=len(questions))
+        write_atomic(out / name, json.dumps({"info": info, "questions": questions}))
+        written.append(out / name)
+    for stale in sorted(out.glob("questions_*.json")):
+        if stale.name not in by_file:
+            stale.unlink()
+    return written
+
+
+def questions_for_build(
+    out: Path, tier: str, split: str, seed: int = 0, shard: tuple[int, int] = (0, 1)
+) -> dict | None:
+    """What `build cyclist` runs after its scenes: questions for the tier's and split's scenes
+    (`out/scenes/<tier>/<split>`), written as the release does (`out/questions/<tier>/<split>/
+    questions_<template>.json`). A sharded build (N > 1) skips it (each shard sees only part of the
+    scenes); run `build cyclist-questions` once all shards are done. Returns the result or None."""
+    dirs = split_dirs(out, tier, split)
     if shard[1] > 1:
         print(
             f"cyclist: shard {shard[0]}/{shard[1]}: questions not generated; after all shards run "
-            f"`python -m harness build cyclist-questions --scenes {Path(out) / 'scenes'} "
-            f"--out {Path(out) / 'questions' / (split + '.json')}`"
+            f"`python -m harness build cyclist-questions --scenes {dirs.scenes} --out {dirs.questions}`"
         )
         return None
-    files = sorted((Path(out) / "scenes").glob(f"{split}_*.json"))
-    result = run_questions(files, Path(out) / "questions" / f"{split}.json", seed=seed)
+    files = sorted(dirs.scenes.glob("*.json"))
+    result = run_questions(files, dirs.questions, seed=seed)
     info = result["info"]
-    print(
-        f"cyclist: {info['num_questions']} questions for {info['num_scenes']} scenes -> {out}/questions/{split}.json"
-    )
+    print(f"cyclist: {info['num_questions']} questions for {info['num_scenes']} scenes -> {dirs.questions}")
     print("\n".join(answer_summary(info)))
     return result
 
@@ -142,7 +156,7 @@ def write_ground_truth(scenes: Path, out: Path) -> None:
             records.append(scene_ground_truth(SceneState(scene, name)))
         except SceneSchemaError as exc:
             skipped.append({"scene": exc.scene, "field": exc.field, "error": exc.problem})
-    write_json_atomic(out, {"scenes": records, "skipped": skipped})
+    write_atomic(out, json.dumps({"scenes": records, "skipped": skipped}))
 
 
 @hookimpl

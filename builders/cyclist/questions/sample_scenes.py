@@ -65,58 +65,8 @@ def make_scene(
     spec}}; cycle specs: orbit {period, center, radius, direction, angle}, linear {period, to},
     rotate {period}, recolor {period, to}, resize {period}. Orbit centres must come earlier in the list."""
     frames = int(round(fps * duration))
-    out_objects, locs = [], np.empty((frames, len(objects), 2))
-    for i, spec in enumerate(objects):
-        x, y = spec.get("location", (0.0, 0.0))
-        obj: dict[str, Any] = {
-            "mesh": spec.get("mesh", "Cube"),
-            "material": spec.get("material", "Rubber"),
-            "size": spec.get("size", "large"),
-            "color": spec.get("color", "gray"),
-            "location": {"x": float(x), "y": float(y), "z": SIZE_SCALE[spec.get("size", "large")]},
-            "angle": float(spec.get("angle", 0.0)),
-        }
-        locs[:, i] = (x, y)
-        cycles: dict[str, Any] = {}
-        for kind, c in (spec.get("cycles") or {}).items():
-            period = int(c["period"])
-            if kind == "orbit":
-                states, locs[:, i] = _orbit_states(c, locs[:, c["center"]], frames)
-                obj["center"], obj["orbit_direction"] = c["center"], c.get("direction", "counterclockwise")
-                obj["location"].update(states[0]["location"])
-            elif kind == "linear":
-                states, locs[:, i] = _linear_states(c, (x, y), frames)
-                obj["intermittent_location"] = {"x": float(c["to"][0]), "y": float(c["to"][1])}
-            elif kind == "rotate":
-                states = [
-                    {"rotation": [2 * math.pi * (f % period) / period, 0.0, 0.0], "frame": f + 1}
-                    for f in range(frames)
-                ]
-            elif kind == "recolor":
-                obj["intermittent_color"] = c["to"]
-                states = []
-                for base in range(1, frames + 1, period):
-                    states += [
-                        {"color": obj["color"], "frame": base},
-                        {"color": c["to"], "frame": base + period // 2},
-                        {"color": obj["color"], "frame": base + period},
-                    ]
-            elif kind == "resize":
-                other = "small" if obj["size"] == "large" else "large"
-                obj["intermittent_size"] = other
-                ratio = SIZE_SCALE[other] / SIZE_SCALE[obj["size"]]
-                states = [{"factor": 1.0, "frame": 1}]
-                for base in range(1, frames + 1, period):
-                    states += [
-                        {"factor": ratio, "frame": base + period // 2},
-                        {"factor": 1 / ratio, "frame": base + period},
-                    ]
-            else:
-                raise ValueError(f"object {i}: unknown cycle kind {kind!r}")
-            cycles[kind] = {"period": period, "states": states}
-        if cycles:
-            obj["cycles"] = cycles
-        out_objects.append(obj)
+    locs = np.empty((frames, len(objects), 2))
+    out_objects = [_scene_object(i, spec, locs, frames) for i, spec in enumerate(objects)]
     return {
         "fps": fps,
         "duration": duration,
@@ -134,6 +84,71 @@ def make_scene(
         "directions": DIRECTIONS,
         "relationships": relationships_from_locations(locs, threshold),
     }
+
+
+def _scene_object(i: int, spec: dict[str, Any], locs: np.ndarray, frames: int) -> dict[str, Any]:
+    """Object `i` in the release's schema, with its cycles' states; its (x, y) per frame go to locs[:, i]."""
+    x, y = spec.get("location", (0.0, 0.0))
+    obj: dict[str, Any] = {
+        "mesh": spec.get("mesh", "Cube"),
+        "material": spec.get("material", "Rubber"),
+        "size": spec.get("size", "large"),
+        "color": spec.get("color", "gray"),
+        "location": {"x": float(x), "y": float(y), "z": SIZE_SCALE[spec.get("size", "large")]},
+        "angle": float(spec.get("angle", 0.0)),
+    }
+    locs[:, i] = (x, y)
+    cycles: dict[str, Any] = {}
+    for kind, c in (spec.get("cycles") or {}).items():
+        period = int(c["period"])
+        if kind == "orbit":
+            states, locs[:, i] = _orbit_states(c, locs[:, c["center"]], frames)
+            obj["center"], obj["orbit_direction"] = c["center"], c.get("direction", "counterclockwise")
+            obj["location"].update(states[0]["location"])
+        elif kind == "linear":
+            states, locs[:, i] = _linear_states(c, (x, y), frames)
+            obj["intermittent_location"] = {"x": float(c["to"][0]), "y": float(c["to"][1])}
+        elif kind == "rotate":
+            states = [
+                {"rotation": [2 * math.pi * (f % period) / period, 0.0, 0.0], "frame": f + 1}
+                for f in range(frames)
+            ]
+        elif kind == "recolor":
+            obj["intermittent_color"] = c["to"]
+            states = _recolor_states(obj["color"], c["to"], period, frames)
+        elif kind == "resize":
+            obj["intermittent_size"] = "small" if obj["size"] == "large" else "large"
+            states = _resize_states(obj["size"], obj["intermittent_size"], period, frames)
+        else:
+            raise ValueError(f"object {i}: unknown cycle kind {kind!r}")
+        cycles[kind] = {"period": period, "states": states}
+    if cycles:
+        obj["cycles"] = cycles
+    return obj
+
+
+def _recolor_states(color: str, to: str, period: int, frames: int) -> list[dict]:
+    """Key frames of a recolor cycle: its colour, `to` half a period later, its colour again, each period."""
+    states: list[dict] = []
+    for base in range(1, frames + 1, period):
+        states += [
+            {"color": color, "frame": base},
+            {"color": to, "frame": base + period // 2},
+            {"color": color, "frame": base + period},
+        ]
+    return states
+
+
+def _resize_states(size: str, other: str, period: int, frames: int) -> list[dict]:
+    """Key frames of a resize cycle as the release writes them: relative scale factors, to `other` and back."""
+    ratio = SIZE_SCALE[other] / SIZE_SCALE[size]
+    states = [{"factor": 1.0, "frame": 1}]
+    for base in range(1, frames + 1, period):
+        states += [
+            {"factor": ratio, "frame": base + period // 2},
+            {"factor": 1 / ratio, "frame": base + period},
+        ]
+    return states
 
 
 def relationships_from_locations(locs: np.ndarray, threshold: float = 0.5) -> dict[str, dict[str, list]]:

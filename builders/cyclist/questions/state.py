@@ -1,40 +1,43 @@
-"""Per-frame scene state read straight from a CycliST scene JSON (ours or the public release's).
+"""The question engine's checked view of a CycliST scene JSON (ours or the public release's).
 
 The scene JSON stores motion cycles (orbit, linear, rotate) as a state per frame, attribute cycles
 (recolor, resize) as key frames, and `relationships[rel][frame]` as (i, j) pairs meaning "j is <rel>
-of i". This module turns that into arrays the question engine quantifies over: a colour and a size per
-object per frame, and per relation "holds in at least one frame" / "holds in every frame" matrices.
-Anything that does not match the schema raises SceneSchemaError naming the scene and the field.
+of i". This module checks the schema (anything that does not match raises SceneSchemaError naming the
+scene and the field) and turns the scene into what the engine quantifies over: a colour and a size code
+per object per frame, and per relation "holds in at least one frame" / "holds in every frame" matrices.
+The per-frame decoding itself (frame count, which key frame a frame shows, resize keys, positions) is
+builders.cyclist.state's, the one scene-state decoder.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any
 
 import numpy as np
 
-COLORS = ("gray", "red", "blue", "green", "brown", "purple", "cyan", "yellow")
-SIZES = ("small", "large")
-SHAPES = ("cube", "sphere", "cylinder", "cone")
-MATERIALS = ("rubber", "metal")
-RELATIONS = ("left", "right", "behind", "front")
-CYCLE_TYPES = ("orbit", "linear", "rotate", "recolor", "resize")
-MOTION_CYCLES = ("orbit", "linear")
-DIRECTIONS = ("clockwise", "counterclockwise")
-_MATERIAL_ALIASES = {"mymetal": "metal", "metallic": "metal", "rubber": "rubber", "metal": "metal"}
-
-
-class SceneSchemaError(ValueError):
-    """A scene that does not match the CycliST scene schema; names the scene and the offending field."""
-
-    def __init__(self, scene: str, field_name: str, problem: str) -> None:
-        self.scene = scene
-        self.field = field_name
-        self.problem = problem
-        super().__init__(f"scene '{scene}': field '{field_name}': {problem}")
+from builders.cyclist.constants import (  # noqa: F401 - re-exported: the question engine's vocabulary
+    COLORS,
+    CYCLE_TYPES,
+    DIRECTIONS,
+    MATERIAL_ALIASES,
+    MOTION_CYCLES,
+    RELATIONS,
+    SHAPES,
+)
+from builders.cyclist.constants import MATERIAL_NAMES as MATERIALS  # noqa: F401 - lower case, re-exported
+from builders.cyclist.constants import SIZE_NAMES as SIZES
+from builders.cyclist.constants import SIZES as SIZE_SCALES
+from builders.cyclist.state import (  # noqa: F401 - SceneSchemaError re-exported (its old home)
+    SceneSchemaError,
+    keyframes,
+    object_locations,
+    other_size,
+    resize_keys,
+    scene_num_frames,
+    shown_keyframe,
+)
 
 
 @dataclass
@@ -64,50 +67,6 @@ def _fail(scene: str, field_name: str, problem: str) -> SceneSchemaError:
     return SceneSchemaError(scene, field_name, problem)
 
 
-def num_frames_of(scene: dict[str, Any], name: str) -> int:
-    """The video's frame count: `number_of_frames` (our builder), else fps x duration (the release's CLI
-    args), else `num_frames`, else the number of frames in `relationships`."""
-    if isinstance(scene.get("number_of_frames"), int) and scene["number_of_frames"] > 0:
-        return int(scene["number_of_frames"])
-    fps, duration = scene.get("fps"), scene.get("duration")
-    if isinstance(fps, (int, float)) and isinstance(duration, (int, float)):
-        frames = int(round(float(fps) * float(duration)))
-        if frames <= 0:
-            raise _fail(name, "fps", f"fps x duration = {fps} x {duration} gives no frames")
-        return frames
-    if isinstance(scene.get("num_frames"), int) and scene["num_frames"] > 0:
-        return int(scene["num_frames"])
-    rels = scene.get("relationships")
-    if isinstance(rels, dict):
-        for rel in RELATIONS:
-            if rel in rels and len(rels[rel]) > 0:
-                return len(rels[rel])
-    raise _fail(name, "fps", "no frame count: give fps and duration (or num_frames)")
-
-
-def _keyframe_sequence(keys: list[int], values: list[int], num_frames: int) -> np.ndarray:
-    """A value per frame (0-based) from key frames (1-based, as the release writes them).
-
-    Between two key frames the attribute is interpolated; a frame shows the earlier key's value up to
-    and including the midpoint of the interval and the later key's value after it (the scene builder's
-    rule, builders.cyclist.state). Before the first and after the last key frame the nearest key's
-    value holds. A frame listed twice keeps its last entry (as Blender overwrites key frames).
-    """
-    last: dict[int, int] = {}
-    for k, v in zip(keys, values, strict=True):
-        last[k] = v
-    keys, values = sorted(last), [last[k] for k in sorted(last)]
-    order = np.argsort(np.asarray(keys, dtype=np.int64), kind="stable")
-    kf = np.asarray(keys, dtype=np.float64)[order]
-    vals = np.asarray(values, dtype=np.int16)[order]
-    t = np.arange(1, num_frames + 1, dtype=np.float64)
-    k0 = np.clip(np.searchsorted(kf, t, side="right") - 1, 0, len(kf) - 1)
-    k1 = np.minimum(k0 + 1, len(kf) - 1)
-    span = kf[k1] - kf[k0]
-    u = np.where(span > 0, (t - kf[k0]) / np.where(span > 0, span, 1.0), 0.0)
-    return np.where(u > 0.5, vals[k1], vals[k0])
-
-
 def _int_field(value: Any, scene: str, field_name: str, minimum: int = 1) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value):
         raise _fail(scene, field_name, f"expected an integer, got {value!r}")
@@ -130,7 +89,7 @@ class SceneState:
             raise _fail(name, "<root>", "a scene must be a JSON object")
         self.name = name
         self.scene = scene
-        self.num_frames = num_frames_of(scene, name)
+        self.num_frames = scene_num_frames(scene, name)
         self.colors = tuple(scene["colors"]) if isinstance(scene.get("colors"), dict) else COLORS
         self.sizes = tuple(scene["sizes"]) if isinstance(scene.get("sizes"), dict) else SIZES
         self._color_id = {c: i for i, c in enumerate(COLORS)}
@@ -169,7 +128,7 @@ class SceneState:
             raise _fail(
                 self.name, f"{where}.mesh", f"unknown mesh {raw.get('mesh')!r} (expected one of {SHAPES})"
             )
-        material = _MATERIAL_ALIASES.get(str(raw.get("material", "")).lower())
+        material = MATERIAL_ALIASES.get(str(raw.get("material", "")).lower())
         if material is None:
             raise _fail(self.name, f"{where}.material", f"unknown material {raw.get('material')!r}")
         size, color = raw.get("size"), raw.get("color")
@@ -217,13 +176,13 @@ class SceneState:
             self.color_codes[obj.index] = self._color_id[obj.color]
         else:
             states = raw["cycles"]["recolor"]["states"]
-            keys, vals = [], []
             for k, s in enumerate(states):
                 if not isinstance(s, dict) or s.get("color") not in COLORS:
                     raise _fail(self.name, f"{where}.recolor.states[{k}].color", f"unknown color {s!r}")
-                keys.append(_int_field(s.get("frame"), self.name, f"{where}.recolor.states[{k}].frame", 0))
-                vals.append(self._color_id[s["color"]])
-            seq = _keyframe_sequence(keys, vals, self.num_frames)
+                _int_field(s.get("frame"), self.name, f"{where}.recolor.states[{k}].frame", 0)
+            keys = keyframes(states)
+            codes = np.array([self._color_id[s["color"]] for s in keys], dtype=np.int16)
+            seq = codes[shown_keyframe(np.array([s["frame"] for s in keys], float), self.num_frames)]
             self.color_codes[obj.index] = seq
             recolor.values = _initial_and_target(seq, COLORS)
         resize = obj.cycles.get("resize")
@@ -235,34 +194,23 @@ class SceneState:
             resize.values = _initial_and_target(seq, SIZES)
 
     def _resize_sequence(self, obj: SceneObject, raw: dict, where: str) -> np.ndarray:
-        """Sizes per frame from resize key frames: either named sizes ({"size", "frame"}) or the
-        release's scale factors, each relative to the previous key, so their running product is the
-        scale relative to the initial size (as the release and builders.cyclist.state read them)."""
+        """Size codes per frame from resize key frames (named sizes or the release's scale factors; the
+        rule is builders.cyclist.state.resize_keys), after checking every key."""
         states = raw["cycles"]["resize"]["states"]
-        initial = self._size_id[obj.size]
-        other = self._size_id.get(raw.get("intermittent_size"), 1 - initial)
-        by_frame: dict[int, Any] = {}
         for k, s in enumerate(states):
             if not isinstance(s, dict):
                 raise _fail(self.name, f"{where}[{k}]", "expected {factor|size, frame}")
-            by_frame[_int_field(s.get("frame"), self.name, f"{where}[{k}].frame", 0)] = (k, s)
-        keys, vals, factors = [], [], []
-        for frame in sorted(by_frame):
-            k, s = by_frame[frame]
-            keys.append(frame)
+            _int_field(s.get("frame"), self.name, f"{where}[{k}].frame", 0)
             if "size" in s:
                 if s["size"] not in SIZES:
                     raise _fail(self.name, f"{where}[{k}].size", f"unknown size {s['size']!r}")
-                vals.append(self._size_id[s["size"]])
                 continue
             f = s.get("factor")
             if isinstance(f, bool) or not isinstance(f, (int, float)) or f <= 0:
                 raise _fail(self.name, f"{where}[{k}].factor", f"expected a positive number, got {f!r}")
-            factors.append(float(f))
-        if factors:
-            scales = np.cumprod(factors).tolist()
-            vals = [initial if math.isclose(s, 1.0, rel_tol=1e-3) else other for s in scales]
-        return _keyframe_sequence(keys, vals, self.num_frames)
+        frames, names, _ = resize_keys(states, obj.size, other_size(raw, SIZE_SCALES), SIZE_SCALES)
+        codes = np.array([self._size_id[n] for n in names], dtype=np.int16)
+        return codes[shown_keyframe(frames, self.num_frames)]
 
     def _summarise_attributes(self) -> None:
         """Per object: the set of colours / sizes shown in at least one frame, and the colour / size
@@ -367,34 +315,7 @@ def _initial_and_target(seq: np.ndarray, names: tuple[str, ...]) -> tuple[str, .
 
 
 def frame_locations(scene: dict, state: SceneState) -> np.ndarray:
-    """(F, N, 2) object positions per frame: motion-cycle states where an object moves, else its
-    static location."""
-    frames, objects = state.num_frames, scene["objects"]
-    locs = np.empty((frames, len(objects), 2), dtype=np.float64)
-    for i, raw in enumerate(objects):
-        cycles = raw.get("cycles") or {}
-        kind = next((k for k in MOTION_CYCLES if k in cycles), None)
-        if kind is None:
-            locs[:, i] = (raw["location"]["x"], raw["location"]["y"])
-        else:
-            states = cycles[kind]["states"][:frames]
-            locs[:, i] = [(s["location"]["x"], s["location"]["y"]) for s in states]
-    return locs
-
-
-def frame_relations(scene: dict, state: SceneState) -> dict[str, np.ndarray]:
-    """(F, N, N) boolean per relation, [f, i, j] = "j is <rel> of i at frame f", from `relationships`."""
-    n = len(state.objects)
-    out = {}
-    for rel in RELATIONS:
-        per_frame = scene["relationships"][rel]
-        if isinstance(per_frame, dict):
-            lists = [per_frame[k] for k in sorted(per_frame, key=int)]
-        else:
-            lists = per_frame
-        arr = np.zeros((state.num_frames, n, n), dtype=bool)
-        for f, pairs in enumerate(lists):
-            for i, j in pairs:
-                arr[f, i, j] = True
-        out[rel] = arr
-    return out
+    """(F, N, 2) object positions per frame (builders.cyclist.state.object_locations)."""
+    where = f"scene {state.name} object"
+    locs = [object_locations(raw, state.num_frames, f"{where} {i}") for i, raw in enumerate(scene["objects"])]
+    return np.stack(locs, axis=1)

@@ -69,90 +69,33 @@ class Template:
 
 
 def _check_template(raw: Any, filename: str, index: int, meta: dict) -> Template:
-    where = f"template file '{filename}', template {index}"
+    """The checked template; a TemplateError names the file, the template and the problem."""
+    try:
+        return _template(raw, filename, index, meta)
+    except TemplateError as exc:
+        raise TemplateError(f"template file '{filename}', template {index}: {exc}") from None
 
-    def fail(problem: str) -> TemplateError:
-        return TemplateError(f"{where}: {problem}")
 
+def _template(raw: Any, filename: str, index: int, meta: dict) -> Template:
+    """The template `raw` describes, checked (its TemplateErrors say the problem; the caller adds where)."""
     if not isinstance(raw, dict):
-        raise fail("expected an object with text, nodes, params, constraints")
+        raise TemplateError("expected an object with text, nodes, params, constraints")
     texts, nodes_raw = raw.get("text"), raw.get("nodes")
     if not isinstance(texts, list) or not texts or not all(isinstance(t, str) for t in texts):
-        raise fail("'text' must be a non-empty list of strings")
+        raise TemplateError("'text' must be a non-empty list of strings")
     if not isinstance(nodes_raw, list) or not nodes_raw:
-        raise fail("'nodes' must be a non-empty list")
-    params: dict[str, str] = {}
-    for p in raw.get("params", []):
-        if not isinstance(p, dict) or not p.get("name"):
-            raise fail(f"param {p!r} has no name")
-        if p.get("type") not in SLOT_TYPES:
-            raise fail(f"slot {p['name']} has type {p.get('type')!r}; known types: {sorted(SLOT_TYPES)}")
-        params[p["name"]] = p["type"]
-    for text in texts:
-        for slot in SLOT_RE.findall(text):
-            if slot not in params:
-                raise fail(f"slot {slot} in text {text!r} has no type in 'params'")
-
-    null_slots: set[str] = set()
-    out_neq, neq = [], []
-    for c in raw.get("constraints", []):
-        kind, cparams = c.get("type"), c.get("params", [])
-        if kind == "NULL" and len(cparams) == 1 and cparams[0] in params:
-            null_slots.add(cparams[0])
-        elif kind == "OUT_NEQ" and len(cparams) == 2 and all(isinstance(i, int) for i in cparams):
-            out_neq.append((cparams[0], cparams[1]))
-        elif kind == "NEQ" and len(cparams) == 2 and all(p in params for p in cparams):
-            neq.append((cparams[0], cparams[1]))
-        else:
-            raise fail(f"constraint {c!r} is not NULL [slot], NEQ [slot, slot] or OUT_NEQ [node, node]")
-
-    nodes: list[TemplateNode] = []
-    out_types: list[str] = []
-    for k, n in enumerate(nodes_raw):
-        ntype, inputs, slots = n.get("type"), n.get("inputs", []), n.get("side_inputs", [])
-        if not all(isinstance(i, int) and 0 <= i < k for i in inputs):
-            raise fail(f"node {k} ({ntype}): inputs {inputs} must name earlier nodes")
-        for slot in slots:
-            if slot not in params:
-                raise fail(f"node {k} ({ntype}): slot {slot} has no type in 'params'")
-        in_types = [out_types[i] for i in inputs]
-        if ntype == "filter_unique":
-            if in_types != ["ObjectSet"]:
-                raise fail(f"node {k} (filter_unique): needs one ObjectSet input, got {in_types}")
-            mask = 0
-            for slot in slots:
-                if params[slot] not in DESCRIPTOR_TYPES:
-                    raise fail(
-                        f"node {k} (filter_unique): slot {slot} of type {params[slot]} cannot describe an object"
-                    )
-                if slot not in null_slots:
-                    mask |= 1 << DESCRIPTOR_TYPES.index(params[slot])
-            nodes.append(TemplateNode(ntype, list(inputs), list(slots), mask))
-            out_types.append("Object")
-            continue
-        fn = FUNCTIONS.get(ntype)
-        if fn is None:
-            raise fail(f"node {k}: unknown function {ntype!r}")
-        if list(fn.inputs) != in_types:
-            raise fail(f"node {k} ({ntype}): takes inputs {list(fn.inputs)}, got {in_types}")
-        if [params[s] for s in slots] != list(fn.values):
-            raise fail(
-                f"node {k} ({ntype}): takes values {list(fn.values)}, slots give {[params[s] for s in slots]}"
-            )
-        nodes.append(TemplateNode(ntype, list(inputs), list(slots)))
-        out_types.append(fn.output)
+        raise TemplateError("'nodes' must be a non-empty list")
+    params = _slot_types(raw.get("params", []), texts)
+    null_slots, out_neq, neq = _constraints(raw.get("constraints", []), params)
+    nodes, out_types = _program(nodes_raw, params, null_slots)
     for i, j in out_neq:
         if not (0 <= i < len(nodes) and 0 <= j < len(nodes)):
-            raise fail(f"OUT_NEQ names nodes {i}, {j} outside the program")
+            raise TemplateError(f"OUT_NEQ names nodes {i}, {j} outside the program")
     output_type = out_types[-1]
     if output_type not in ANSWER_TYPE_OF:
-        raise fail(f"the last node outputs {output_type}, not an answer (yes/no, attribute or integer)")
-    if output_type == "Bool":
-        domain: tuple[Any, ...] = (True, False)
-    elif output_type == "Integer":
-        domain = PERIOD_DOMAIN if nodes[-1].type.endswith("_period") else INTEGER_DOMAIN
-    else:
-        domain = VALUE_TYPES.get(output_type, ())
+        raise TemplateError(
+            f"the last node outputs {output_type}, not an answer (yes/no, attribute or integer)"
+        )
     return Template(
         family=meta["family"],
         filename=filename,
@@ -167,8 +110,106 @@ def _check_template(raw: Any, filename: str, index: int, meta: dict) -> Template
         neq=neq,
         output_type=output_type,
         answer_type=ANSWER_TYPE_OF[output_type],
-        answer_domain=domain,
+        answer_domain=_answer_domain(output_type, nodes[-1]),
     )
+
+
+def _slot_types(raw_params: list, texts: list[str]) -> dict[str, str]:
+    """Slot name -> type from `params`; every slot the texts use must have a known type."""
+    params: dict[str, str] = {}
+    for p in raw_params:
+        if not isinstance(p, dict) or not p.get("name"):
+            raise TemplateError(f"param {p!r} has no name")
+        if p.get("type") not in SLOT_TYPES:
+            raise TemplateError(
+                f"slot {p['name']} has type {p.get('type')!r}; known types: {sorted(SLOT_TYPES)}"
+            )
+        params[p["name"]] = p["type"]
+    for text in texts:
+        for slot in SLOT_RE.findall(text):
+            if slot not in params:
+                raise TemplateError(f"slot {slot} in text {text!r} has no type in 'params'")
+    return params
+
+
+def _constraints(
+    raw: list, params: dict[str, str]
+) -> tuple[set[str], list[tuple[int, int]], list[tuple[str, str]]]:
+    """(NULL slots, OUT_NEQ node pairs, NEQ slot pairs) of a template's `constraints`."""
+    null_slots: set[str] = set()
+    out_neq, neq = [], []
+    for c in raw:
+        kind, cparams = c.get("type"), c.get("params", [])
+        if kind == "NULL" and len(cparams) == 1 and cparams[0] in params:
+            null_slots.add(cparams[0])
+        elif kind == "OUT_NEQ" and len(cparams) == 2 and all(isinstance(i, int) for i in cparams):
+            out_neq.append((cparams[0], cparams[1]))
+        elif kind == "NEQ" and len(cparams) == 2 and all(p in params for p in cparams):
+            neq.append((cparams[0], cparams[1]))
+        else:
+            raise TemplateError(
+                f"constraint {c!r} is not NULL [slot], NEQ [slot, slot] or OUT_NEQ [node, node]"
+            )
+    return null_slots, out_neq, neq
+
+
+def _program(
+    nodes_raw: list, params: dict[str, str], null_slots: set[str]
+) -> tuple[list[TemplateNode], list[str]]:
+    """The checked program nodes and each node's output type: inputs name earlier nodes, and every
+    function gets the input and value types it takes."""
+    nodes: list[TemplateNode] = []
+    out_types: list[str] = []
+    for k, n in enumerate(nodes_raw):
+        ntype, inputs, slots = n.get("type"), n.get("inputs", []), n.get("side_inputs", [])
+        if not all(isinstance(i, int) and 0 <= i < k for i in inputs):
+            raise TemplateError(f"node {k} ({ntype}): inputs {inputs} must name earlier nodes")
+        for slot in slots:
+            if slot not in params:
+                raise TemplateError(f"node {k} ({ntype}): slot {slot} has no type in 'params'")
+        in_types = [out_types[i] for i in inputs]
+        if ntype == "filter_unique":
+            if in_types != ["ObjectSet"]:
+                raise TemplateError(f"node {k} (filter_unique): needs one ObjectSet input, got {in_types}")
+            mask = _descriptor_mask(k, slots, params, null_slots)
+            nodes.append(TemplateNode(ntype, list(inputs), list(slots), mask))
+            out_types.append("Object")
+            continue
+        fn = FUNCTIONS.get(ntype)
+        if fn is None:
+            raise TemplateError(f"node {k}: unknown function {ntype!r}")
+        if list(fn.inputs) != in_types:
+            raise TemplateError(f"node {k} ({ntype}): takes inputs {list(fn.inputs)}, got {in_types}")
+        if [params[s] for s in slots] != list(fn.values):
+            raise TemplateError(
+                f"node {k} ({ntype}): takes values {list(fn.values)}, slots give {[params[s] for s in slots]}"
+            )
+        nodes.append(TemplateNode(ntype, list(inputs), list(slots)))
+        out_types.append(fn.output)
+    return nodes, out_types
+
+
+def _descriptor_mask(k: int, slots: list[str], params: dict[str, str], null_slots: set[str]) -> int:
+    """The descriptor bits a filter_unique node may use: its slots' types, except slots that may be NULL."""
+    mask = 0
+    for slot in slots:
+        if params[slot] not in DESCRIPTOR_TYPES:
+            raise TemplateError(
+                f"node {k} (filter_unique): slot {slot} of type {params[slot]} cannot describe an object"
+            )
+        if slot not in null_slots:
+            mask |= 1 << DESCRIPTOR_TYPES.index(params[slot])
+    return mask
+
+
+def _answer_domain(output_type: str, last: TemplateNode) -> tuple[Any, ...]:
+    """The answers a template can give, as the balancing counts start: yes/no, integers (periods for a
+    `*_period` program) or the attribute's values."""
+    if output_type == "Bool":
+        return (True, False)
+    if output_type == "Integer":
+        return PERIOD_DOMAIN if last.type.endswith("_period") else INTEGER_DOMAIN
+    return VALUE_TYPES.get(output_type, ())
 
 
 def load_template_file(path: Path) -> list[Template]:

@@ -1,1 +1,1 @@
-"""Local evaluate module folder for metrics.accuracy (a package so that it ships with the wheel)."""
+"""The `evaluate` module folder of the metric `accuracy` (metrics/table.py)."""

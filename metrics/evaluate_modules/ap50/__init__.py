@@ -1,1 +1,1 @@
-"""Local evaluate module folder for metrics.ap50 (a package so that it ships with the wheel)."""
+"""The `evaluate` module folder of the metric `ap50` (metrics/table.py)."""

@@ -1,28 +1,5 @@
-"""`evaluate` module for metrics.bertscore: evaluate.load("<this folder>") works offline.
+"""`evaluate` module of the metric `bertscore` (metrics/table.py), written by `python -m metrics.evaluate_modules`."""
 
-BERTScore via bert-score with a local model (model_path, num_layers).
-"""
+from metrics.evaluate_modules.module import metric_class
 
-import evaluate
-
-from metrics.bertscore import bertscore
-from metrics.evaluate_modules.info import captions, metric_info
-
-DESCRIPTION = "BERTScore via bert-score with a local model (model_path, num_layers)."
-
-
-class BertScore(evaluate.Metric):
-    """BERTScore via bert-score with a local model (model_path, num_layers)."""
-
-    def _info(self):
-        return metric_info(DESCRIPTION, *captions())
-
-    def _compute(self, predictions, references, model_path=None, num_layers=None, batch_size=64, device=None):
-        return bertscore(
-            list(predictions),
-            [list(r) for r in references],
-            model_path=model_path,
-            num_layers=num_layers,
-            batch_size=batch_size,
-            device=device,
-        )
+Bertscore = metric_class("bertscore")

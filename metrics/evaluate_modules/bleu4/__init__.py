@@ -1,1 +1,1 @@
-"""Local evaluate module folder for metrics.bleu4 (a package so that it ships with the wheel)."""
+"""The `evaluate` module folder of the metric `bleu4` (metrics/table.py)."""

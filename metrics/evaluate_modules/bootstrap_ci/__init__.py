@@ -1,1 +1,1 @@
-"""Local evaluate module folder for metrics.bootstrap_ci (a package so that it ships with the wheel)."""
+"""The `evaluate` module folder of the metric `bootstrap_ci` (metrics/table.py)."""

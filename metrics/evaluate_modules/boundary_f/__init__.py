@@ -1,1 +1,1 @@
-"""Local evaluate module folder for metrics.boundary_f (a package so that it ships with the wheel)."""
+"""The `evaluate` module folder of the metric `boundary_f` (metrics/table.py)."""

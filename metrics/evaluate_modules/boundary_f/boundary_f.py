@@ -1,23 +1,5 @@
-"""`evaluate` module for metrics.boundary_f: evaluate.load("<this folder>") works offline.
+"""`evaluate` module of the metric `boundary_f` (metrics/table.py), written by `python -m metrics.evaluate_modules`."""
 
-DAVIS contour accuracy F; one example = one frame mask as COCO RLE; returns the mean F over examples.
-"""
+from metrics.evaluate_modules.module import metric_class
 
-import evaluate
-
-from metrics.davis import boundary_f
-from metrics.evaluate_modules.info import metric_info, rle
-
-DESCRIPTION = (
-    "DAVIS contour accuracy F; one example = one frame mask as COCO RLE; returns the mean F over examples."
-)
-
-
-class BoundaryF(evaluate.Metric):
-    """DAVIS contour accuracy F; one example = one frame mask as COCO RLE; returns the mean F over examples."""
-
-    def _info(self):
-        return metric_info(DESCRIPTION, rle(), rle())
-
-    def _compute(self, predictions, references):
-        return {"boundary_f": float(boundary_f(list(predictions), list(references)).mean())}
+BoundaryF = metric_class("boundary_f")

@@ -1,1 +1,1 @@
-"""Local evaluate module folder for metrics.cider_d (a package so that it ships with the wheel)."""
+"""The `evaluate` module folder of the metric `cider_d` (metrics/table.py)."""

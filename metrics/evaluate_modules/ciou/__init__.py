@@ -1,1 +1,1 @@
-"""Local evaluate module folder for metrics.ciou (a package so that it ships with the wheel)."""
+"""The `evaluate` module folder of the metric `ciou` (metrics/table.py)."""

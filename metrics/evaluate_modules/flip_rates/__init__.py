@@ -1,1 +1,1 @@
-"""Local evaluate module folder for metrics.flip_rates (a package so that it ships with the wheel)."""
+"""The `evaluate` module folder of the metric `flip_rates` (metrics/table.py)."""

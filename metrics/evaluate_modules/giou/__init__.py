@@ -1,1 +1,1 @@
-"""Local evaluate module folder for metrics.giou (a package so that it ships with the wheel)."""
+"""The `evaluate` module folder of the metric `giou` (metrics/table.py)."""

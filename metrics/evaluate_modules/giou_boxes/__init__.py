@@ -1,1 +1,1 @@
-"""Local evaluate module folder for metrics.giou_boxes (a package so that it ships with the wheel)."""
+"""The `evaluate` module folder of the metric `giou_boxes` (metrics/table.py)."""

@@ -1,29 +1,5 @@
-"""`evaluate` module for metrics.giou_boxes: evaluate.load("<this folder>") works offline.
+"""`evaluate` module of the metric `giou_boxes` (metrics/table.py), written by `python -m metrics.evaluate_modules`."""
 
-Mean per-query IoU of [x, y, w, h] boxes.
-"""
+from metrics.evaluate_modules.module import metric_class
 
-import datasets
-import evaluate
-
-from metrics.grounding import giou_boxes
-
-
-class GIoUBoxes(evaluate.Metric):
-    """Mean per-query IoU of [x, y, w, h] boxes."""
-
-    def _info(self):
-        return evaluate.MetricInfo(
-            description="Mean per-query IoU of [x, y, w, h] boxes.",
-            citation="",
-            inputs_description="See docs/metrics.md in the video-harness repository.",
-            features=datasets.Features(
-                {
-                    "predictions": datasets.Sequence(datasets.Value("float64")),
-                    "references": datasets.Sequence(datasets.Value("float64")),
-                }
-            ),
-        )
-
-    def _compute(self, predictions, references):
-        return {"giou_boxes": giou_boxes([list(p) for p in predictions], [list(r) for r in references])}
+GiouBoxes = metric_class("giou_boxes")

@@ -1,1 +1,1 @@
-"""Local evaluate module folder for metrics.j_and_f (a package so that it ships with the wheel)."""
+"""The `evaluate` module folder of the metric `j_and_f` (metrics/table.py)."""

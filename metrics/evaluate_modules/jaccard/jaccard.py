@@ -1,23 +1,5 @@
-"""`evaluate` module for metrics.jaccard: evaluate.load("<this folder>") works offline.
+"""`evaluate` module of the metric `jaccard` (metrics/table.py), written by `python -m metrics.evaluate_modules`."""
 
-DAVIS region similarity J; one example = one frame mask as COCO RLE; returns the mean J over examples.
-"""
+from metrics.evaluate_modules.module import metric_class
 
-import evaluate
-
-from metrics.davis import jaccard
-from metrics.evaluate_modules.info import metric_info, rle
-
-DESCRIPTION = (
-    "DAVIS region similarity J; one example = one frame mask as COCO RLE; returns the mean J over examples."
-)
-
-
-class Jaccard(evaluate.Metric):
-    """DAVIS region similarity J; one example = one frame mask as COCO RLE; returns the mean J over examples."""
-
-    def _info(self):
-        return metric_info(DESCRIPTION, rle(), rle())
-
-    def _compute(self, predictions, references):
-        return {"jaccard": float(jaccard(list(predictions), list(references)).mean())}
+Jaccard = metric_class("jaccard")

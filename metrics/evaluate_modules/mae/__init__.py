@@ -1,1 +1,1 @@
-"""Local evaluate module folder for metrics.mae (a package so that it ships with the wheel)."""
+"""The `evaluate` module folder of the metric `mae` (metrics/table.py)."""

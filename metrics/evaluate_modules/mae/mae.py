@@ -1,26 +1,5 @@
-"""`evaluate` module for metrics.mae: evaluate.load("<this folder>") works offline.
+"""`evaluate` module of the metric `mae` (metrics/table.py), written by `python -m metrics.evaluate_modules`."""
 
-Mean absolute error; predictions 'indefinite' are excluded (CycliST). Predictions are strings so 'indefinite' can be passed.
-"""
+from metrics.evaluate_modules.module import metric_class
 
-import datasets
-import evaluate
-
-from metrics.answers import mae
-
-
-class Mae(evaluate.Metric):
-    """Mean absolute error; predictions 'indefinite' are excluded (CycliST). Predictions are strings so 'indefinite' can be passed."""
-
-    def _info(self):
-        return evaluate.MetricInfo(
-            description="Mean absolute error; predictions 'indefinite' are excluded (CycliST). Predictions are strings so 'indefinite' can be passed.",
-            citation="",
-            inputs_description="See docs/metrics.md in the video-harness repository.",
-            features=datasets.Features(
-                {"predictions": datasets.Value("string"), "references": datasets.Value("float64")}
-            ),
-        )
-
-    def _compute(self, predictions, references):
-        return {"mae": mae(list(predictions), list(references))}
+Mae = metric_class("mae")

@@ -1,1 +1,1 @@
-"""Local evaluate module folder for metrics.pass_at_k (a package so that it ships with the wheel)."""
+"""The `evaluate` module folder of the metric `pass_at_k` (metrics/table.py)."""

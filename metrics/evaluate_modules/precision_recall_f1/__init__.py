@@ -1,1 +1,1 @@
-"""Local evaluate module folder for metrics.precision_recall_f1 (a package so that it ships with the wheel)."""
+"""The `evaluate` module folder of the metric `precision_recall_f1` (metrics/table.py)."""

@@ -1,1 +1,1 @@
-"""Local evaluate module folder for metrics.rouge_l (a package so that it ships with the wheel)."""
+"""The `evaluate` module folder of the metric `rouge_l` (metrics/table.py)."""

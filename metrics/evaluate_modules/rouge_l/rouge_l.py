@@ -1,21 +1,5 @@
-"""`evaluate` module for metrics.rouge_l: evaluate.load("<this folder>") works offline.
+"""`evaluate` module of the metric `rouge_l` (metrics/table.py), written by `python -m metrics.evaluate_modules`."""
 
-ROUGE-L (beta 1.2) exactly as pycocoevalcap.
-"""
+from metrics.evaluate_modules.module import metric_class
 
-import evaluate
-
-from metrics.evaluate_modules.info import captions, metric_info
-from metrics.rouge import rouge_l
-
-DESCRIPTION = "ROUGE-L (beta 1.2) exactly as pycocoevalcap."
-
-
-class RougeL(evaluate.Metric):
-    """ROUGE-L (beta 1.2) exactly as pycocoevalcap."""
-
-    def _info(self):
-        return metric_info(DESCRIPTION, *captions())
-
-    def _compute(self, predictions, references, tokenize=True):
-        return {"rouge_l": rouge_l(list(predictions), [list(r) for r in references], tokenize=tokenize)}
+RougeL = metric_class("rouge_l")

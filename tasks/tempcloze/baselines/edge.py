@@ -7,9 +7,9 @@ cos(candidate's last E frames, END's first E frames), each side's features avera
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
-from harness.api import Capabilities, Model, Request, Response
+from harness.api import Capabilities, Model, ModelArgsError, Request, Response
 from tasks.tempcloze.baselines.features import answer, clips_by_label, cosine, frame_features
 
 
@@ -18,12 +18,19 @@ class EdgeModel(Model):
 
     name = "tempcloze_edge"
     capabilities = Capabilities(video=True, multi_video=True, images=False)
+    accepted_args: ClassVar[tuple[str, ...]] = ("edge_frames",)
+    #: reads labelled context and candidate clips: any other task would get empty (invalid) answers
+    answer_types: ClassVar[frozenset[str]] = frozenset({"clip_choice"})
 
     def __init__(self, edge_frames: int = 4, **model_args: Any):
-        super().__init__(edge_frames=int(edge_frames), **model_args)
-        if int(edge_frames) < 1:
-            raise ValueError(f"model 'tempcloze_edge': edge_frames must be at least 1, got {edge_frames}")
-        self.edge = int(edge_frames)
+        try:
+            edge = int(edge_frames)
+        except (TypeError, ValueError):
+            raise ModelArgsError(f"model '{self.name}': edge_frames={edge_frames!r} is not a whole number") from None
+        if edge < 1:
+            raise ModelArgsError(f"model '{self.name}': edge_frames must be at least 1, got {edge_frames}")
+        super().__init__(edge_frames=edge, **model_args)
+        self.edge = edge
 
     def scores(self, request: Request) -> dict[str, float]:
         """Edge score per candidate letter."""

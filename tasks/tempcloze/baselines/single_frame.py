@@ -4,7 +4,7 @@ whose frame is most similar to the context frames: appearance only, no temporal 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from harness.api import Capabilities, Model, Request, Response
 from tasks.tempcloze.baselines.features import answer, clips_by_label, cosine, frame_features
@@ -15,6 +15,9 @@ class SingleFrameModel(Model):
 
     name = "tempcloze_single_frame"
     capabilities = Capabilities(video=True, multi_video=True, images=False)
+    accepted_args: ClassVar[tuple[str, ...]] = ()
+    #: reads labelled context and candidate clips: any other task would get empty (invalid) answers
+    answer_types: ClassVar[frozenset[str]] = frozenset({"clip_choice"})
 
     def __init__(self, **model_args: Any):
         super().__init__(**model_args)
