@@ -22,6 +22,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import numpy as np
 
+from bench import from_tests
 from harness.contract.messages import Message, Request, TextPart, VideoPart
 from harness.data.media import VideoRef
 
@@ -78,9 +79,9 @@ def bench_hf(fast: bool) -> list[dict]:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     import torch
 
-    from models.hf import tiny
     from models.hf.presets import PRESETS
 
+    tiny = from_tests("tiny_mirrors")
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # CPU time == compute time of this call; no intra-op threads to add up
     new_tokens, repeats = (32, 5) if fast else (32, 21)

@@ -22,6 +22,8 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
+from bench import from_tests
+
 REPO = Path(__file__).resolve().parent.parent
 PLUGIN = REPO / "tests" / "plugin_pkg"
 OVERLAP_BAR = 0.6
@@ -218,9 +220,9 @@ def bench_overlap_hf(fast: bool) -> dict:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     import torch
 
-    from models.hf import tiny
     from models.hf.presets import PRESETS
 
+    tiny = from_tests("tiny_mirrors")
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:

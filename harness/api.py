@@ -22,6 +22,7 @@ from harness.contract.messages import (
     label_text,
 )
 from harness.contract.model import Model, PartialGeneration, Result
+from harness.data.archives import ArchiveError, archive_stem, is_archive, is_unpacked, unpack_archive
 from harness.data.hub import checkpoint_kwargs
 from harness.data.media import Segment, VideoRef, media_identity
 from harness.data.task import DroppedRow, MediaPathError, Parsed, Task, read_jsonl_rows, safe_media_path
@@ -49,6 +50,7 @@ def registry(include_paths: tuple = ()):
 
 
 __all__ = [
+    "ArchiveError",
     "Builder",
     "Capabilities",
     "ConfigError",
@@ -83,10 +85,13 @@ __all__ = [
     "UnsuitableModelError",
     "VideoPart",
     "VideoRef",
+    "archive_stem",
     "atomic_path",
     "checkpoint_kwargs",
     "file_sha256",
     "hookimpl",
+    "is_archive",
+    "is_unpacked",
     "iter_samples",
     "label_text",
     "media_identity",
@@ -94,5 +99,6 @@ __all__ = [
     "read_jsonl_rows",
     "read_samples",
     "safe_media_path",
+    "unpack_archive",
     "write_atomic",
 ]

@@ -76,8 +76,8 @@ def test_frames_of_the_next_batches_are_decoded_while_the_model_works(
 ):
     original = Evaluator.decode
 
-    def counting_decode(self, inst):
-        out = original(self, inst)
+    def counting_decode(self, inst, *args):
+        out = original(self, inst, *args)
         with _lock:
             _decoded[0] += 1
         return out

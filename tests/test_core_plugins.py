@@ -49,7 +49,7 @@ def test_broken_plugins_are_reported_and_others_still_load(with_plugin, tmp_path
 
 def test_harness_plugins_env_restricts_loading(with_plugin):
     state = load_plugins(env={"HARNESS_PLUGINS": "baselines"})
-    assert [p.name for p in state.plugins] == ["baselines"]
+    assert [p.name for p in state.plugins] == ["harness", "baselines"]  # the core's commands always load
     assert "colors_qa" not in state.registry.names("task")
 
 

@@ -25,9 +25,10 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 pytestmark = pytest.mark.hf
 
+import published_facts as published  # noqa: E402
 from tiny_checkpoints import Checkpoints  # noqa: E402
 
-from models.hf import budget, presets, published  # noqa: E402
+from models.hf import budget, presets, recipes  # noqa: E402
 from models.hf.adapter import HFModel  # noqa: E402
 
 # preset -> the tiny family it runs on
@@ -108,7 +109,7 @@ def _qwen_tokens(n_frames, height, width, max_video_tokens, factor=28, temporal=
     """Visual tokens of one clip as qwen-vl-utils sizes it (its constants, transformers' smart_resize)."""
     from transformers.models.qwen2_vl.image_processing_qwen2_vl import smart_resize
 
-    c = published.QWEN_VL_UTILS
+    c = recipes.QWEN_VL_UTILS
     total = int(max_video_tokens * factor * factor * 0.9)
     max_pixels = max(
         min(c["VIDEO_MAX_PIXELS"], total * temporal // n_frames), int(c["VIDEO_MIN_PIXELS"] * 1.05)
@@ -129,7 +130,7 @@ def _expected_visual(preset, model, clips):
     if preset.startswith("internvl"):
         return sum(n * model.processor.image_seq_length for n, _, _ in clips)
     if preset.startswith(("qwen2_vl", "qwen2_5_vl")):
-        seq = min(published.QWEN_VL_UTILS["MODEL_SEQ_LEN"], model.budget.context_length) // len(clips)
+        seq = min(recipes.QWEN_VL_UTILS["MODEL_SEQ_LEN"], model.budget.context_length) // len(clips)
         return sum(_qwen_tokens(n, h, w, seq) for n, h, w in clips)
     return None  # qwen3_vl: counted by the processor (no published rule mirrored)
 

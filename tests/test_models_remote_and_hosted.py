@@ -54,8 +54,7 @@ def remote_checkpoint(tmp_path_factory):
     pytest.importorskip("transformers")
     import torch
     from safetensors.torch import save_file
-
-    from models.hf.tiny import build_tokenizer
+    from tiny_mirrors import build_tokenizer
 
     root = tmp_path_factory.mktemp("remote")
     (root / "configuration_echo.py").write_text(textwrap.dedent(_CONFIG_PY))

@@ -28,7 +28,9 @@ pytest.importorskip("transformers")
 pytest.importorskip("fastapi", reason="transformers serve needs transformers[serving] (fastapi, uvicorn)")
 pytest.importorskip("openai")
 
-from models.hf import presets, tiny  # noqa: E402
+import tiny_mirrors as tiny  # noqa: E402
+
+from models.hf import presets  # noqa: E402
 from models.openai_api.adapter import OpenAIModel  # noqa: E402
 
 pytestmark = pytest.mark.hf

@@ -311,8 +311,12 @@ RVT = [
     ("bad_task_type", lambda r: {**r, "task_type": "dance"}, ("dropped", "bad_value")),
     ("row_not_an_object", lambda r: [r], ("dropped", "not_a_mapping")),
     ("invalid_json_line", lambda r: "{oops", ("dropped", "invalid_json")),
-    ("answer_without_frames", lambda r: {**r, "answer": {"masks": r["answer"]["masks"]}}, ("error", "any")),
-    ("width_not_a_number", lambda r: {**r, "width": "wide", "height": "tall"}, ("error", "any")),
+    (
+        "answer_without_frames",
+        lambda r: {**r, "answer": {"masks": r["answer"]["masks"]}},
+        ("dropped", "bad_target"),
+    ),
+    ("width_not_a_number", lambda r: {**r, "width": "wide", "height": "tall"}, ("dropped", "bad_value")),
 ]
 
 

@@ -156,9 +156,13 @@ def test_same_seed_same_bytes_and_another_seed_differs(built, tmp_path):
         "all",
         "--seed",
         "1",
+        "--workers",
+        "2",  # twins built in two processes: the same bytes as the one-process build
         "--no-progress",
     )
     assert (tmp_path / "again" / "test.jsonl").read_bytes() == (out / "test.jsonl").read_bytes()
+    for dt in sorted((out / "dt").glob("*.json")):
+        assert (tmp_path / "again" / "dt" / dt.name).read_bytes() == dt.read_bytes()
     _run(
         "rvtbench",
         "--from-synthetic",

@@ -241,7 +241,7 @@ def test_seg_boxes_task_runs_the_tiny_sam2_pipeline_and_names_it(cyclist_scene, 
     assert res["n_samples"] == 2 and res["n_errors"] == 0
     table = res["tables"]["by_category_level"]["overall"]
     assert table["mask_sources"] == {f"rvtbench.box_to_mask.sam2(model={model})": 2}
-    assert table["J&F"] is not None and table["n_not_applicable"] == 0
+    assert table["J&F"] is not None and table["n_invalid"] == 0
 
 
 def test_build_from_videos_with_tiny_sam2_and_depth_anything(cyclist_scene, tmp_path):

@@ -135,11 +135,15 @@ def test_segmentation_from_boxes_needs_the_explicit_pipeline_and_records_it(
     results = out.results["task_results"]
     label = "rvtbench.box_to_mask.fill(model=default)"
     plain = results["rvtbench_seg"]["tables"]["by_category_level"]["overall"]
-    assert plain["n_not_applicable"] == plain["n_samples"] > 0 and plain["J&F"] is None
-    assert plain["mask_sources"] == {"none (not applicable)": plain["n_samples"]}
+    # A text model's boxes are no masks: invalid answers, J&F 0 inside the mean (not left out as before).
+    assert plain["n_invalid"] == plain["n_samples"] > 0 and plain["J&F"] == 0.0
+    assert plain["mask_sources"] == {"none (invalid answer)": plain["n_samples"]}
+    seg = results["rvtbench_seg"]
+    assert seg["n_invalid"] == seg["n_samples"] and seg["metrics"]["J&F"]["value"] == 0.0
+    assert seg["metrics"]["J&F"]["n"] == seg["n_samples"]
     boxes = results["rvtbench_seg_boxes"]
     table = boxes["tables"]["by_category_level"]["overall"]
-    assert table["n_not_applicable"] == 0 and table["mask_sources"] == {label: boxes["n_samples"]}
+    assert table["n_invalid"] == 0 and table["mask_sources"] == {label: boxes["n_samples"]}
     rows = _rows(small_set, "segmentation")
     records = _records(out.samples_paths["rvtbench_seg_boxes"])
     assert set(records) == set(rows)
@@ -170,6 +174,9 @@ def test_rejected_boxes_on_the_box_pipeline_are_invalid_and_scored_as_empty(smal
     assert (
         not bad.valid and bad.note.startswith("rejected boxes") and score(bad, row["answer"], doc)["J"] == 0.0
     )
+    nothing = parse(Response(text=json.dumps({"boxes": []})), doc)  # no box at all: nothing to make masks of
+    assert not nothing.valid and nothing.note == "no boxes in any frame"
+    assert score(nothing, row["answer"], doc) == {"J": 0.0, "F": 0.0, "J&F": 0.0}
     native = parse(Response(text="", structured={"masks": row["answer"]["masks"]}), doc)
     assert native.extra["mask_source"] == "model" and score(native, row["answer"], doc)["J&F"] == 1.0
 

@@ -211,6 +211,6 @@ def test_unexpected_field_and_bad_boxes_are_named(tmp_path):
     }
     (tmp_path / "s.json").write_text(json.dumps({"data": [rec, {**rec, "answer": {"0": [0, 0, 1, 2]}}]}))
     bad, good = load_samples(tmp_path, "test", {})  # one bad record is a counted drop, the rest loads
-    assert isinstance(bad, DroppedRow) and bad.reason == "malformed_row"
+    assert isinstance(bad, DroppedRow) and bad.reason == "bad_target"
     assert "s.json[0]" in bad.detail and "expected [x, y, w, h]" in bad.detail
     assert good["answer"]["boxes"] == [[[0, 0, 1, 2]]]

@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from harness.api import Parsed, Response
+from harness.api import Response
+from metrics import encode_rle
 from tasks.rvtbench.hooks import parse, score
 from tasks.rvtbench.release import load_samples
 
@@ -112,19 +114,54 @@ def test_malformed_boxes_are_invalid_and_scored_as_empty(reply):
     assert score(parsed, doc["answer"], doc)["IoU"] == 0.0
 
 
-def test_text_only_segmentation_is_not_applicable():
-    doc = {
+def _seg_doc() -> dict:
+    """Two evaluation frames: the object in frame 0 (a 2x2 square), not visible in frame 4."""
+    mask = np.zeros((2, 6, 8), bool)
+    mask[0, 1:3, 2:4] = True
+    return {
         "id": "s",
         "task_type": "segmentation",
         "width": 8,
         "height": 6,
-        "answer": {"frames": [0], "masks": [{"size": [6, 8], "counts": "0`0"}]},
+        "answer": {"frames": [0, 4], "masks": encode_rle(mask)},
     }
-    parsed = parse(Response(text="[[1, 1, 3, 3]]"), doc)
-    assert parsed.extra["not_applicable"] and score(parsed, doc["answer"], doc)["J&F"] is None
-    bad = parse(Response(text="", structured={"masks": "nope"}), doc)
-    assert not bad.valid and score(bad, doc["answer"], doc)["J"] == 0.0
-    assert isinstance(parsed, Parsed)
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        Response(text="[[1, 1, 3, 3]]"),  # a text-only model: no masks at all
+        Response(text=""),  # the `random` baseline's reply
+        Response(text="", structured={"masks": [None, None]}),  # null on every frame
+        Response(text="", structured={"masks": encode_rle(np.zeros((2, 6, 8), bool))}),  # empty everywhere
+        Response(text="", structured={"masks": "nope"}),
+        Response(text="", structured={"boxes": [[[1, 1, 2, 2]], []]}),  # boxes where masks were asked for
+    ],
+)
+def test_no_usable_masks_is_invalid_and_scores_zero_inside_the_mean(response):
+    """Before: a reply with no masks was "not applicable" (scores None, left out of the J&F mean), and an
+    empty prediction scored 1 on the frame where the object is not visible, so returning nothing beat trying."""
+    doc = _seg_doc()
+    parsed = parse(response, doc)
+    assert not parsed.valid and parsed.note
+    assert score(parsed, doc["answer"], doc) == {"J": 0.0, "F": 0.0, "J&F": 0.0}
+    wrong = np.zeros((2, 6, 8), bool)
+    wrong[:, 5, 7] = True  # a model that tries and misses on both frames: no better than nothing
+    tried = parse(Response(text="", structured={"masks": encode_rle(wrong)}), doc)
+    assert tried.valid and score(tried, doc["answer"], doc)["J&F"] == 0.0
+    right = parse(Response(text="", structured={"masks": [doc["answer"]["masks"][0], None]}), doc)
+    assert right.valid and score(right, doc["answer"], doc)["J&F"] == 1.0  # nothing in frame 4: right
+
+
+def test_no_boxes_on_any_frame_is_invalid_and_scores_zero():
+    doc = _doc([[[2, 2, 4, 4]], []])  # the object is not visible in frame 5
+    for reply in (json.dumps({"coordinates": "pixel", "boxes": []}), ""):
+        parsed = parse(Response(text=reply), doc)
+        assert not parsed.valid and score(parsed, doc["answer"], doc)["IoU"] == 0.0
+    parsed = parse(Response(text="", structured={"boxes": [[], []]}), doc)
+    assert not parsed.valid and parsed.note == "no boxes in any frame"
+    one = json.dumps({"boxes": [{"frame": 0, "bbox_xywh": [2, 2, 4, 4]}]})  # right, and nothing in frame 5
+    assert score(parse(Response(text=one), doc), doc["answer"], doc)["IoU"] == pytest.approx(1.0, abs=1e-5)
 
 
 def test_release_format_fixture_loads():
@@ -220,3 +257,6 @@ def test_vqa_judge_model_decides_when_given(monkeypatch):
     parsed = parse(Response(text="azure"), doc, judge)  # the rule judge would say wrong
     assert parsed.extra["correct"] is True and "Correct answer: blue" in judge.prompts[0]
     assert "rvtbench_vqa" in judge.templates
+    judge.ask = lambda prompt, template_id="default": "I cannot tell."
+    unclear = parse(Response(text="blue"), doc, judge)  # no verdict: wrong, never left out (was None)
+    assert unclear.extra["judge_unclear"] and score(unclear, doc["answer"], doc)["accuracy"] == 0.0

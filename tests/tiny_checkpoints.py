@@ -1,4 +1,4 @@
-"""Tiny mirrored checkpoints (models/hf/tiny.py), built at most once per test process and shared by the
+"""Tiny mirrored checkpoints (tests/tiny_mirrors.py), built at most once per test process and shared by the
 model test files: building one takes seconds, loading it back milliseconds."""
 
 from __future__ import annotations
@@ -8,20 +8,20 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import tiny_mirrors
+
 _ROOT: list[Path] = []
 _BUILT: dict[str, Path] = {}
 
 
 def checkpoint(family: str) -> Path:
-    """The folder of the tiny checkpoint of `family` (a key of tiny.BUILDERS)."""
-    from models.hf import tiny
-
+    """The folder of the tiny checkpoint of `family` (a key of tiny_mirrors.BUILDERS)."""
     if family not in _BUILT:
         if not _ROOT:
             root = Path(tempfile.mkdtemp(prefix="tiny_vlms_"))
             atexit.register(shutil.rmtree, root, True)
             _ROOT.append(root)
-        _BUILT[family] = tiny.BUILDERS[family](_ROOT[0] / family)
+        _BUILT[family] = tiny_mirrors.BUILDERS[family](_ROOT[0] / family)
     return _BUILT[family]
 
 

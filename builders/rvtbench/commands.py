@@ -55,6 +55,18 @@ class RvtbenchBuilder(Builder):
         )
         parser.add_argument("--eval-frames", type=int, default=8, help="frames with ground truth (uniform)")
         parser.add_argument("--max-side", type=int, default=None, help="resize videos for perception")
+        parser.add_argument(
+            "--num-videos",
+            type=int,
+            default=None,
+            help="build from the first N source videos only (sorted; a quick build, e.g. for the tour)",
+        )
+        parser.add_argument(
+            "--workers",
+            type=int,
+            default=1,
+            help="processes building digital twins (--from-synthetic only; same bytes for any number)",
+        )
         parser.add_argument("--device", default="cpu")
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--no-progress", action="store_true")
@@ -63,8 +75,15 @@ class RvtbenchBuilder(Builder):
         """Build the dataset folder; errors are raised as ValueError with the reason."""
         from .pipeline import BuildOptions, build_dataset
 
-        for flag in ("keyframe_interval", "downsample", "eval_frames", "objects_per_video"):
-            if getattr(args, flag) < 1:
+        for flag in (
+            "keyframe_interval",
+            "downsample",
+            "eval_frames",
+            "objects_per_video",
+            "num_videos",
+            "workers",
+        ):
+            if getattr(args, flag) is not None and getattr(args, flag) < 1:
                 raise ValueError(
                     f"--{flag.replace('_', '-')} {getattr(args, flag)}: expected a positive integer"
                 )
@@ -78,13 +97,19 @@ class RvtbenchBuilder(Builder):
             assign=args.assign,
             selector=selector_name,
             query=query_name,
+            num_videos=args.num_videos,
         )
         if args.from_synthetic is not None:
-            sources = synthetic_sources(args.from_synthetic, args.keyframe_interval)
+            sources = synthetic_sources(args.from_synthetic, args.keyframe_interval, args.num_videos)
             options.parts = {"dt": "synthetic:cyclist"}
+        elif args.workers > 1:
+            raise ValueError("--workers applies to --from-synthetic (perception models run in one process)")
         else:
             sources, options.parts = _perception_sources(args)
-        manifest = build_dataset(sources, args.out, options, selector, writer, progress=not args.no_progress)
+            sources = sources[: args.num_videos]
+        manifest = build_dataset(
+            sources, args.out, options, selector, writer, progress=not args.no_progress, workers=args.workers
+        )
         print(
             f"rvtbench: {manifest['counts']['samples']} samples from {manifest['counts']['videos']} videos in {args.out}"
         )
@@ -118,13 +143,17 @@ class RvtbenchBuilder(Builder):
         return [DemoDataset(data_dir=data_dir, tasks=list(TASKS))]
 
 
-def synthetic_sources(cyclist_dir: Path, keyframe_interval: int) -> list:
-    """(video id, video, make_dt) for every rendered scene of a CycliST build."""
+def synthetic_sources(cyclist_dir: Path, keyframe_interval: int, num_videos: int | None = None) -> list:
+    """(video id, video, make_dt) for every rendered scene of a CycliST build (the first `num_videos`).
+
+    make_dt is a picklable partial, so `--workers` can build the twins in other processes."""
+    from functools import partial
+
     from .synthetic import scene_paths, synthetic_dt
 
     return [
-        (stem, video, lambda rel, s=scene, m=masks: synthetic_dt(s, m, rel, keyframe_interval))
-        for stem, scene, masks, video in scene_paths(Path(cyclist_dir))
+        (video_id, video, partial(synthetic_dt, scene, masks, keyframe_interval=keyframe_interval))
+        for video_id, scene, masks, video in scene_paths(Path(cyclist_dir))[:num_videos]
     ]
 
 

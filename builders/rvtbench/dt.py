@@ -60,19 +60,23 @@ def instance_record(
     features: dict,
     score: float = 1.0,
     attributes: dict | None = None,
+    rle: dict | None = None,
+    pixels: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> dict:
-    """One instance of one frame: RLE mask, box, area, centre, [mean, std] depth over the mask (eq. 4)."""
-    ys, xs = np.nonzero(mask)
-    values = depth[mask].astype(np.float64)
+    """One instance of one frame: RLE mask, box, area, centre, [mean, std] depth over the mask (eq. 4).
+
+    `rle` (the mask's COCO RLE) and `pixels` (`np.nonzero(mask)`) save work when the caller has them."""
+    ys, xs = pixels if pixels is not None else np.nonzero(mask)
+    values = depth[ys, xs].astype(np.float64)
     rec = {
-        "mask": encode_rle(mask)[0],
+        "mask": dict(rle) if rle is not None else encode_rle(mask)[0],
         "bbox": [
             float(xs.min()),
             float(ys.min()),
             float(xs.max() - xs.min() + 1),
             float(ys.max() - ys.min() + 1),
         ],
-        "area": int(mask.sum()),
+        "area": int(len(ys)),
         "center": [round(float(xs.mean()), 3), round(float(ys.mean()), 3)],
         "score": round(float(score), 6),
         "depth_stats": [round(float(values.mean()), 4), round(float(values.std()), 4)],

@@ -15,13 +15,15 @@ from .dt import instance_id_order
 
 MOVE_FRACTION = 0.08  # an object "moves" when its centre travels more than 8 % of the frame width
 ATTRIBUTE_ORDER = ("size", "color", "material", "shape", "category")
+# No phrase holds "before", "after", "yes" or "no": an order question's reference states its event and then
+# its answer ("It appears partway through the video before ..."), and the judge reads the first such word.
 EVENT_WORDS = {
     "moves_left": "moves to the left",
     "moves_right": "moves to the right",
     "moves_back_and_forth": "moves back and forth",
     "changes_color": "changes colour",
     "changes_size": "changes size",
-    "appears_later": "appears after the start",
+    "appears_later": "appears partway through the video",
     "leaves_view": "leaves the view",
     "stays_still": "stays in place",
 }

@@ -50,7 +50,7 @@ def perception_dt(
         key = t % keyframe_interval == 0
         depth = normalise_depth(raw[t], lo, hi, inverse=inverse)
         feats = FrameFeatures(frames[t], previous)
-        previous = frames[t]
+        previous = feats
         if key:
             scene_text = describer.describe_scene(frames[t])
         instances: dict[str, dict] = {}

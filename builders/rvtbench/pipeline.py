@@ -12,7 +12,7 @@ import json
 import random
 import shutil
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,6 +38,7 @@ class BuildOptions:
     selector: str = "rules"
     query: str = "templates"
     parts: dict[str, str] = field(default_factory=dict)
+    num_videos: int | None = None  # --num-videos: only the first N source videos
 
 
 def evaluation_frames(num_frames: int, fps: float, count: int) -> list[int]:
@@ -56,6 +57,25 @@ def _copy_video(src: Path, out: Path, video_id: str) -> str:
     return rel
 
 
+def _make_twin(job: tuple[str, str, Callable[[str], dict], Path]) -> dict:
+    """One video's DT, made, schema-checked and written (runs in a worker process with --workers)."""
+    _video_id, rel, make_dt, path = job
+    dt = make_dt(rel)
+    write_dt(dt, path)
+    return dt
+
+
+def _twins(jobs: list[tuple], workers: int) -> Iterator[dict]:
+    """The DT of every job, in order; `workers` > 1 builds them in that many processes."""
+    if workers <= 1:
+        yield from map(_make_twin, jobs)
+        return
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        yield from pool.map(_make_twin, jobs)
+
+
 def build_dataset(
     sources: list[tuple[str, Path, Callable[[str], dict]]],
     out: Path,
@@ -63,22 +83,27 @@ def build_dataset(
     selector: Any,
     writer: Any,
     progress: bool = True,
+    workers: int = 1,
 ) -> dict:
-    """Build every video: `sources` are (video id, video file, make_dt(video_rel) -> DT) triples."""
+    """Build every video: `sources` are (video id, video file, make_dt(video_rel) -> DT) triples.
+
+    With `workers` > 1 the DTs (the whole cost of a `--from-synthetic` build) are made in that many processes
+    (make_dt must then be picklable); selection, trees and queries stay in order here, so the output is the
+    same bytes for any number of workers."""
     out.mkdir(parents=True, exist_ok=True)
     samples: list[dict] = []
     stats: dict = {}
     all_facts: list[dict] = []
-    iterator = sources
+    jobs = [
+        (vid, _copy_video(path, out, vid), make, out / "dt" / f"{vid}.json") for vid, path, make in sources
+    ]
+    twins = zip(jobs, _twins(jobs, workers), strict=True)
     if progress:
         from tqdm import tqdm
 
-        iterator = tqdm(sources, desc="rvtbench: videos", unit="video")
-    for video_id, video_path, make_dt in iterator:
+        twins = tqdm(twins, total=len(jobs), desc="rvtbench: videos", unit="video")
+    for (video_id, _rel, _make, _path), dt in twins:
         rng = random.Random(f"{options.seed}:{video_id}")
-        rel = _copy_video(video_path, out, video_id)
-        dt = make_dt(rel)
-        write_dt(dt, out / "dt" / f"{video_id}.json")
         sampled = downsample(dt, options.downsample)
         facts = object_facts(sampled)
         all_facts.append(facts)
@@ -128,6 +153,7 @@ def _manifest(
             "rejected_ambiguous": stats.get("rejected_ambiguous", 0),
             "category_fallbacks": stats.get("category_fallbacks", 0),
             "no_unique_query": stats.get("no_unique_query", 0),
+            "not_on_eval_frames": stats.get("not_on_eval_frames", 0),
             "segmentation_by_largest": getattr(selector, "largest_fallbacks", 0),
             "vqa_by_interactions": getattr(selector, "interaction_fallbacks", 0),
             "missing_task_types": {

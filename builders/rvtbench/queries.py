@@ -143,6 +143,13 @@ def ground_truth(task_type: str, dt: dict, referents: list[str], eval_frames: li
     return {"frames": list(eval_frames), "boxes": boxes}
 
 
+def _shown(target: dict) -> bool:
+    """Whether a dense target shows its object on at least one evaluation frame (a mask pixel or a box)."""
+    if "boxes" in target:
+        return any(target["boxes"])
+    return any(decode_rle(m)[0].any() for m in target["masks"])
+
+
 def _chosen(
     obj: str, level: int, order: list[int], facts: dict, trees: dict, rng: random.Random, stats: dict
 ) -> tuple[str, dict, dict, list[str]] | None:
@@ -196,13 +203,16 @@ def video_samples(
                 if chosen is None:
                     continue
                 category, sub, expr, referents = chosen
-                for c in expr["categories"]:
-                    cells[f"{task_type}|{c}|L{level}"] = cells.get(f"{task_type}|{c}|L{level}", 0) + 1
                 query, answer, cats = writer.write(task_type, expr, sub, facts, sampled, rng)
                 if task_type in ("segmentation", "grounding"):
                     target = ground_truth(task_type, dt, referents, eval_frames)
+                    if not _shown(target):  # nothing to segment or locate on the evaluated frames
+                        stats["not_on_eval_frames"] = stats.get("not_on_eval_frames", 0) + 1
+                        continue
                 else:
                     target = dict(answer) if isinstance(answer, dict) else {"text": answer}
+                for c in expr["categories"]:
+                    cells[f"{task_type}|{c}|L{level}"] = cells.get(f"{task_type}|{c}|L{level}", 0) + 1
                 out.append(
                     {
                         "id": f"{video_id}_o{obj}_{task_type}_L{level}",

@@ -47,10 +47,13 @@ def describe(attrs: dict[str, str]) -> str:
 
 def scene_paths(cyclist_dir: Path) -> list[tuple[str, Path, Path, Path]]:
     """(stem, scene JSON, masks JSON, video) of every rendered scene of a CycliST build (every tier and
-    split of its kind-first layout, or one tier folder of an earlier build), sorted. Stems are the scene
-    files' (`test_0`); when several tiers repeat one, each is prefixed with its tier folder."""
+    split of its kind-first layout, or one tier folder of an earlier build; in DIR or DIR/cyclist), sorted.
+    Stems are the scene files' (`test_0`); when several tiers repeat one, each is prefixed with its tier
+    folder."""
     from builders.cyclist.layout import dataset_parts
 
+    if not (cyclist_dir / "scenes").is_dir() and (cyclist_dir / "cyclist" / "scenes").is_dir():
+        cyclist_dir = cyclist_dir / "cyclist"  # a data root holding one folder per benchmark
     out = []
     for part in dataset_parts(cyclist_dir):
         for scene_path in sorted(part["scenes"].glob("*_config.json")):
@@ -89,15 +92,18 @@ def synthetic_dt(scene_path: Path, masks_path: Path, video_rel: str, keyframe_in
         rgb, _ids, zdepth = rendered[t]
         depth = normalise_depth(zdepth, lo, hi)
         feats = FrameFeatures(rgb, previous)
-        previous = rgb
+        previous = feats
         instances: dict[str, dict] = {}
         for i, mask_stack in enumerate(obj_masks):
             mask = mask_stack[t]
             if not mask.any():
                 continue
             attrs = _attributes(states, i, t)
+            pixels = np.nonzero(mask)
+            rle = objects[i]["segmentations"][t]  # the scene build's own RLE of this very mask
+            features = feats.instance(mask, pixels)
             instances[str(i)] = instance_record(
-                mask, depth, describe(attrs), feats.instance(mask), 1.0, attrs
+                mask, depth, describe(attrs), features, 1.0, attrs, rle=rle, pixels=pixels
             )
         relations = frame_relations(instances, width, SAME_DEPTH_THRESHOLD)
         frames.append(

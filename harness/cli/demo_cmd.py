@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.config.run import RunConfig
+from harness.engine import runner
 from harness.errors import EXIT_INCOMPLETE, EXIT_OK, DataError, HarnessError, UnsuitableModelError
 from harness.plugins.loading import PluginState, load_plugins
 from harness.results.writer import atomic_write_text
@@ -119,16 +121,13 @@ def _run_model(run_one, data: str, model: str, members: dict[str, list[str]], su
         return
 
 
-def main(argv: list[str], command: str = "demo") -> int:
+def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="python -m harness demo", description=__doc__)
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--models", default=",".join(DEMO_MODELS))
     p.add_argument("--limit", type=int, default=None)
     args = p.parse_args(argv)
-    from harness.config.run import RunConfig
-    from harness.engine import runner
-
     state = load_plugins()
     summary = Summary()
     for data, data_dir, tasks in _build_datasets(state, args.out, args.seed):

@@ -97,7 +97,7 @@ def write_imported(run: ImportedRun, out: Path, state: PluginState, include_path
     return results_path
 
 
-def main(argv: list[str], command: str = "import") -> int:
+def main(argv: list[str]) -> int:
     state = load_plugins()
     if not argv or argv[0] in ("-h", "--help"):
         print("usage: python -m harness import NAME FILE... --out DIR [--commit SHA]\n\nimporters:")

@@ -15,7 +15,8 @@ from pathlib import Path
 from harness.cache import default_cache_dir
 from harness.cache.responses import ResponseCache
 from harness.config.run import parse_kv
-from harness.engine.judging import RULE_JUDGE
+from harness.engine.judging import RULE_JUDGE, JudgeClient
+from harness.engine.model_loading import load_judge
 from harness.errors import EXIT_OK, ConfigError
 from harness.plugins.loading import load_plugins
 from harness.plugins.references import load_hook
@@ -35,7 +36,7 @@ def _calibration_hook(state, task: str):
     return load_hook(ref, Path(entry.extra["path"]).parent, f"task '{task}' field 'metadata.calibration'") if ref else None
 
 
-def main(argv: list[str], command: str = "judge-calibrate") -> int:
+def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="python -m harness judge-calibrate", description=__doc__)
     p.add_argument(
         "--judge", required=True, help="a registered judge or model, or 'rule' for the task's rule judge"
@@ -55,9 +56,6 @@ def main(argv: list[str], command: str = "judge-calibrate") -> int:
         )
     judge = None
     if args.judge != RULE_JUDGE:
-        from harness.engine.judging import JudgeClient
-        from harness.engine.model_loading import load_judge
-
         cache = ResponseCache((args.cache_dir or default_cache_dir()) / "responses.sqlite")
         judge = JudgeClient(
             args.judge, load_judge(state, args.judge, parse_kv(args.judge_args, "--judge_args")), cache

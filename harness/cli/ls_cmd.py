@@ -1,5 +1,5 @@
-"""`python -m harness ls tasks|models|metrics|builders|judges|reports|aggregations|importers|plugins`: what the
-plugins registered.
+"""`python -m harness ls KIND|plugins`: what the plugins registered, one registry kind at a time (the kinds:
+`harness.hookspecs.KINDS`), or the plugins themselves.
 
 Task configs are indexed from YAML without importing task code, so this stays fast.
 """
@@ -9,11 +9,20 @@ from __future__ import annotations
 import argparse
 import sys
 
+from harness.cli.builtin_commands import LS_WORDS
 from harness.config.schema import parse_task_config
+from harness.engine.judging import RULE_JUDGE, RULE_JUDGE_HELP
 from harness.errors import EXIT_OK, EXIT_USAGE, ConfigError
+from harness.hookspecs import KINDS
 from harness.plugins.loading import PluginState, load_plugins
+from harness.scoring.aggregations import BUILTIN
 
-WHAT = ("tasks", "models", "metrics", "builders", "judges", "reports", "aggregations", "importers", "plugins")
+WHAT = LS_WORDS
+KINDS_HELP = "\n".join(
+    ["what it lists:"]
+    + [f"  {k.plural:13} {k.summary}" for k in KINDS]
+    + [f"  {'plugins':13} each plugin, its version, what it registered and its errors"]
+)
 
 
 def validate_task_configs(state: PluginState) -> dict[str, list[str]]:
@@ -29,8 +38,6 @@ def validate_task_configs(state: PluginState) -> dict[str, list[str]]:
 
 def print_judges(state: PluginState) -> None:
     """Every name `--judge` takes: the rule judge, the registered judges, then every model (any can judge)."""
-    from harness.engine.judging import RULE_JUDGE, RULE_JUDGE_HELP
-
     judges = state.registry.entries("judge")
     judge_names = {e.name for e in judges}
     models = [e for e in state.registry.entries("model") if e.name not in judge_names]
@@ -47,7 +54,9 @@ def print_judges(state: PluginState) -> None:
 
 
 def main(argv: list[str], command: str = "ls") -> int:
-    p = argparse.ArgumentParser(prog="python -m harness ls")
+    p = argparse.ArgumentParser(
+        prog="python -m harness ls", epilog=KINDS_HELP, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument("what", choices=WHAT)
     p.add_argument("--include_path", action="append", default=[])
     args = p.parse_args(argv)
@@ -73,8 +82,6 @@ def main(argv: list[str], command: str = "ls") -> int:
     kind = args.what[:-1]
     entries = state.registry.entries(kind)
     if kind == "aggregation":
-        from harness.scoring.aggregations import BUILTIN
-
         print("\n".join(f"{name:10}  built in" for name in BUILTIN))
     width = max([len(e.name) for e in entries] + [10])
     for e in entries:

@@ -7,9 +7,14 @@ import os
 import sys
 from pathlib import Path
 
+from harness.cli.commands import commands_help
+from harness.cli.verbosity import VERBOSITY_LEVELS
 from harness.config.run import RunConfig, parse_frames, parse_kv
 from harness.data.media import ALLOW_SYMLINKS_ENV
+from harness.engine import rescoring, runner
 from harness.errors import EXIT_INCOMPLETE, EXIT_OK, ConfigError
+from harness.plugins.loading import load_plugins
+from harness.report.console import run_summary
 from harness.scoring.completeness import (
     DEFAULT_MAX_ERROR_RATE,
     check_max_error_rate,
@@ -18,13 +23,18 @@ from harness.scoring.completeness import (
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from harness.cli.main import SUBCOMMAND_HELP, VERBOSITY_LEVELS
+class _RunParser(argparse.ArgumentParser):
+    """The run's parser; its help ends with every registered subcommand (listed only when help is shown)."""
 
-    p = argparse.ArgumentParser(
+    def format_help(self) -> str:
+        self.epilog = commands_help()
+        return super().format_help()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _RunParser(
         prog="python -m harness",
         description="Evaluate a video language model on tasks.",
-        epilog=SUBCOMMAND_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--tasks", help="comma-separated task or group names (`python -m harness ls tasks`)")
@@ -96,11 +106,8 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv: list[str], command: str = "run") -> int:
+def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
-    from harness.engine import rescoring, runner
-    from harness.plugins.loading import load_plugins
-
     if args.rescore:
         state = load_plugins(args.include_path)
         out = rescoring.rescore(args.rescore, args.include_path, args.output_path, args.seed, state)
@@ -175,6 +182,4 @@ def _exit_code(results: dict) -> int:
 
 def _print_summary(out, state) -> None:
     """The run's summary, its benchmarks' headline tables and the report command (harness.report.console)."""
-    from harness.report.console import run_summary
-
     print(run_summary(out.results, out.records, state.registry, out.results_path))

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.config.index import FUNCTION_TAG
+from harness.config.yaml_files import FUNCTION_TAG
 from harness.errors import ConfigError
 
 #: keys that only lm-eval / lmms-eval configs use
@@ -137,7 +137,27 @@ def lmms_tags(raw: dict) -> list[str]:
 
 def translate(raw: dict, path: str) -> dict:
     """The native config (a dict for TaskConfig) for an lm-eval / lmms-eval task config."""
+    _refuse_unsupported(raw, path)
     out = {k: v for k, v in raw.items() if k not in LMMS_KEYS and k not in ("group", "metadata")}
+    meta = _metadata(raw.get("metadata"), path)
+    out["metadata"] = {**meta, **out.get("metadata", {})} if isinstance(out.get("metadata"), dict) else meta
+    out.setdefault("version", meta.get("version", 0))
+    out["groups"] = list(dict.fromkeys([*out.get("groups", []), *_tags(raw)]))
+    out["dataset"] = _dataset_section(raw, dict(out.get("dataset") or {}))
+    out["lmms"] = _lmms_section(raw)
+    out.setdefault("doc_id", "doc_id")
+    out.setdefault("media_field", None)
+    out.setdefault("target_field", None)
+    out.setdefault("generation", _generation(raw))
+    metric_list = raw.get("metric_list")
+    default_metrics = [{"name": "exact_match", "headline": True}]
+    out.setdefault("metrics", _metrics(metric_list, path) if metric_list is not None else default_metrics)
+    out.setdefault("cluster_field", raw.get("cluster_key") or None)
+    return out
+
+
+def _refuse_unsupported(raw: dict, path: str) -> None:
+    """ConfigError for what needs more than generated text: log-likelihoods, few-shot examples, filters."""
     output_type = raw.get("output_type", "generate_until")
     if output_type != "generate_until":
         raise ConfigError(
@@ -150,13 +170,11 @@ def translate(raw: dict, path: str) -> dict:
         raise ConfigError(
             f"{path}: field 'filter_list': filters are not supported; apply them in process_results"
         )
-    meta = _metadata(raw.get("metadata"), path)
-    out["metadata"] = {**meta, **out.get("metadata", {})} if isinstance(out.get("metadata"), dict) else meta
-    out.setdefault("version", meta.get("version", 0))
-    out["groups"] = list(dict.fromkeys([*out.get("groups", []), *_tags(raw)]))
 
+
+def _dataset_section(raw: dict, dataset: dict) -> dict:
+    """`dataset:` from dataset_path / _name / _kwargs and the splits, over the native keys already there."""
     kwargs = dict(raw.get("dataset_kwargs") or {})
-    dataset = dict(out.get("dataset") or {})
     if raw.get("dataset_path"):
         dataset["source"] = raw["dataset_path"]
     if raw.get("dataset_name"):
@@ -176,46 +194,44 @@ def translate(raw: dict, path: str) -> dict:
     dataset["train_split"] = raw.get("training_split")
     if raw.get("process_docs") is not None:
         dataset["process_docs"] = ref(raw["process_docs"])
-    out["dataset"] = dataset
+    return dataset
 
+
+def _lmms_section(raw: dict) -> dict[str, Any]:
+    """The `lmms` section: the doc_to_* and process_results functions, called as lmms-eval calls them."""
     lmms: dict[str, Any] = {}
     for key, field in _LMMS_SECTION.items():
         if raw.get(key) is not None:
             lmms[field] = raw[key]  # `!function` references stay {"!function": ref}: told apart from strings
     if raw.get("description"):
         lmms["description"] = raw["description"]
-    out["lmms"] = lmms
-    out.setdefault("doc_id", "doc_id")
-    out.setdefault("media_field", None)
-    out.setdefault("target_field", None)
+    return lmms
 
+
+def _generation(raw: dict) -> dict:
+    """generation_kwargs with lm-eval's defaults: greedy, until ["\\n\\n"]."""
     gen = dict(raw.get("generation_kwargs") or {"do_sample": False})
     if "temperature" in gen:
         gen["temperature"] = float(gen["temperature"])
     gen.setdefault("until", ["\n\n"])
-    out.setdefault("generation", gen)
+    return gen
 
-    if raw.get("metric_list") is not None:
-        metrics = []
-        for i, m in enumerate(raw["metric_list"]):
-            if not isinstance(m, dict) or "metric" not in m:
-                raise ConfigError(f"{path}: field 'metric_list[{i}]': expected a mapping with a 'metric'")
-            metrics.append(
-                {
-                    "name": str(ref(m["metric"])),
-                    "aggregation": str(ref(m.get("aggregation", "mean"))),
-                    "higher_is_better": bool(m.get("higher_is_better", True)),
-                    "headline": i == 0,
-                }
-            )
-        out.setdefault("metrics", metrics)
-    elif "metrics" not in out:
-        out["metrics"] = [{"name": "exact_match", "headline": True}]
-    if raw.get("cluster_key"):
-        out.setdefault("cluster_field", raw["cluster_key"])
-    else:
-        out.setdefault("cluster_field", None)
-    return out
+
+def _metrics(metric_list: list, path: str) -> list[dict]:
+    """`metrics:` from metric_list; the first metric is the headline."""
+    metrics = []
+    for i, m in enumerate(metric_list):
+        if not isinstance(m, dict) or "metric" not in m:
+            raise ConfigError(f"{path}: field 'metric_list[{i}]': expected a mapping with a 'metric'")
+        metrics.append(
+            {
+                "name": str(ref(m["metric"])),
+                "aggregation": str(ref(m.get("aggregation", "mean"))),
+                "higher_is_better": bool(m.get("higher_is_better", True)),
+                "headline": i == 0,
+            }
+        )
+    return metrics
 
 
 def translate_group(raw: dict, path: str) -> dict:

@@ -6,6 +6,7 @@ from typing import Any, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_serializer, model_validator
 
+from harness.config import lmms
 from harness.errors import ConfigError
 from harness.frames.spec import FrameSpec
 
@@ -210,8 +211,6 @@ def _format_validation(path: str, exc: ValidationError) -> str:
 
 def parse_task_config(raw: dict, path: str) -> Union[TaskConfig, GroupConfig]:
     """Validate a raw config dict; ConfigError names the file and each bad field."""
-    from harness.config import lmms  # noqa: PLC0415 - lmms imports the index, which the schema must not
-
     data = {k: v for k, v in raw.items() if k != "variants"}
     model = GroupConfig if ("group" in data and isinstance(data.get("task"), list)) else TaskConfig
     if model is GroupConfig and ("aggregate_metric_list" in data or isinstance(data.get("metadata"), list)):

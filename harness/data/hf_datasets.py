@@ -21,8 +21,10 @@ import re
 from pathlib import Path
 from typing import Any, Optional
 
+from harness.cache import default_cache_dir
 from harness.errors import ConfigError, DataError
 from harness.files import write_atomic
+from harness.plugins.references import load_hook
 
 #: builder names `datasets` ships (lm-eval's `dataset_path: json` with `data_files`)
 PACKAGED = {"json", "csv", "parquet", "text", "arrow", "pandas", "imagefolder", "videofolder", "audiofolder"}
@@ -74,8 +76,6 @@ def holds_parquet(folder: Path) -> bool:
 
 def media_dir(cache_dir: Optional[Path] = None) -> Path:
     """Where video bytes from datasets are written: `hf_media/` under the run's cache dir (or the default)."""
-    from harness.cache import default_cache_dir  # noqa: PLC0415
-
     return Path(cache_dir or default_cache_dir()) / "hf_media"
 
 
@@ -223,8 +223,6 @@ def load_rows(
     cache_dir: Optional[Path] = None,
 ) -> list[dict]:
     """Every row of the split as a dict, video cells turned into paths (see the module docstring)."""
-    from harness.plugins.references import load_hook  # noqa: PLC0415
-
     datasets = _datasets()
     where = str(root) if root is not None else f"'{ds.source}'"
     try:

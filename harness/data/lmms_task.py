@@ -33,12 +33,14 @@ import numpy as np
 from jinja2 import StrictUndefined, TemplateError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-from harness.config.index import FUNCTION_TAG
 from harness.config.schema import MetricConfig
+from harness.config.yaml_files import FUNCTION_TAG
 from harness.contract.messages import ImagePart, Message, Response, TextPart, VideoPart
 from harness.data import lmms_messages as lm
+from harness.data.media import Segment, VideoRef
 from harness.data.task import Parsed, Task
 from harness.errors import ConfigError, DataError
+from harness.plugins.references import load_hook
 from harness.scoring.aggregations import Aggregator, resolve_aggregation
 
 _LM_EVAL_JINJA = ImmutableSandboxedEnvironment(undefined=StrictUndefined, keep_trailing_newline=True)
@@ -57,8 +59,6 @@ class LmmsTask(Task):
         if isinstance(value, dict) and FUNCTION_TAG in value:
             hook_name = f"lmms:{key}"
             if hook_name not in self._hooks:
-                from harness.plugins.references import load_hook  # noqa: PLC0415
-
                 ref = value[FUNCTION_TAG]
                 self._hooks[hook_name] = load_hook(ref, self.base_dir, f"task '{self.name}' {key}")
             return self._hooks[hook_name]
@@ -154,8 +154,6 @@ class LmmsTask(Task):
 
     def _part(self, visual: Any, doc: dict, kind: Optional[str] = None) -> Any:
         """One visual (a path, a PIL image or lmms-eval's video dict) as a message part."""
-        from harness.data.media import Segment, VideoRef  # noqa: PLC0415
-
         what = f"task '{self.name}' doc '{doc['doc_id']}'"
         kind = kind or lm.visual_kind(visual)
         if kind == "image" and hasattr(visual, "convert"):  # a PIL image

@@ -13,6 +13,8 @@ from typing import Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from harness.cache.content_hash import content_hash
+
 
 class Segment(BaseModel):
     """A half-open span [start, end) of a source video, in frames or seconds."""
@@ -77,8 +79,6 @@ def media_identity(path: str | os.PathLike) -> str:
     stale ones. Raises MediaError (`missing`, `not_a_file`, `empty`, `unreadable`) for anything that is
     not a readable video file or frame folder; see harness.cache.content_hash for the memo.
     """
-    from harness.cache.content_hash import content_hash  # lazy: media_hash reaches into harness.frames
-
     return content_hash(path)
 
 

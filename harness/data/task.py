@@ -19,10 +19,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
-from harness.config.index import FUNCTION_TAG
 from harness.config.schema import MetricConfig, TaskConfig
+from harness.config.yaml_files import FUNCTION_TAG
 from harness.contract.messages import Message, Response, TextPart, VideoPart
 from harness.data import hf_datasets as hf_data
+from harness.data.archives import is_unpacked
 from harness.data.fetch import FetchedRelease, fetch_release
 from harness.data.media import (  # noqa: F401 - MediaPathError, safe_media_path re-exported
     MediaPathError,
@@ -318,12 +319,15 @@ class Task:
         return messages
 
     def _media_path(self, root: Path, path: str, doc: dict, from_hook: bool) -> str:
-        """A video path checked by the root rule; absolute paths a hook returned (the task's responsibility)
-        or that point into media a `datasets` dataset provided (`media_roots`) are kept; any other absolute
-        path of a `datasets` row only with the opt-in `--allow_external_symlinks`."""
+        """A video path checked by the root rule; absolute paths a hook returned (the task's responsibility),
+        that point into media a `datasets` dataset provided (`media_roots`) or into an archive the harness
+        unpacked are kept; any other absolute path of a `datasets` row only with the opt-in
+        `--allow_external_symlinks`."""
         what = f"task '{self.name}' doc '{doc['doc_id']}'"
         if os.path.isabs(path) and (
-            from_hook or any(Path(path).resolve().is_relative_to(r) for r in self.media_roots)
+            from_hook
+            or any(Path(path).resolve().is_relative_to(r) for r in self.media_roots)
+            or is_unpacked(path)  # a file of a release's archive, unpacked by the harness into its cache
         ):
             return path
         if os.path.isabs(path) and self.media_roots:  # the rows came through `datasets`
@@ -459,7 +463,7 @@ def read_jsonl_rows(path: Path, what: str) -> list:
     """One JSON value per non-empty line; a line that is not valid JSON (or not UTF-8) becomes a
     DroppedRow("invalid_json") naming the file and line, so one bad line never stops a run."""
     rows: list = []
-    with open(path, encoding="utf-8", errors="surrogateescape") as f:
+    with open(path, encoding="utf-8-sig", errors="surrogateescape") as f:  # a byte-order mark is not row 1's
         for lineno, line in enumerate(f, 1):
             if not line.strip():
                 continue

@@ -43,13 +43,19 @@ def _environment(base_dir: str) -> ImmutableSandboxedEnvironment:
     )
 
 
+@lru_cache(maxsize=256)
+def _inline(base_dir: str, text: str) -> Any:
+    """An inline template compiled once (jinja2 caches templates loaded by name, not `from_string`)."""
+    return _environment(base_dir).from_string(text)
+
+
 def render(
     base_dir: Path, template_file: str | None, text: str | None, context: dict[str, Any], what: str
 ) -> str:
     """Render a template file (relative to base_dir) or inline text with `context`."""
     env = _environment(str(base_dir))
     try:
-        tpl = env.get_template(template_file) if template_file else env.from_string(text or "")
+        tpl = env.get_template(template_file) if template_file else _inline(str(base_dir), text or "")
         return tpl.render(**context).strip()
     except TemplateError as exc:
         raise ConfigError(

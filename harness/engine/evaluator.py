@@ -27,6 +27,13 @@ from harness.contract.model import Model
 from harness.data.task import MediaPathError, Parsed, Task
 from harness.engine import distributed
 from harness.engine.fitting import adapt_request, per_clip_budget
+from harness.engine.frame_feed import (
+    FrameFeed,
+    decode_bytes,
+    decode_workers,
+    shared_frames_bytes,
+    video_parts,
+)
 from harness.engine.generation import GenerationPipeline
 from harness.errors import HarnessError, StrictModeError
 from harness.frames import FrameCache, MediaError, decoder_versions, load_clip
@@ -52,6 +59,7 @@ class Instance:
     media_log: list[dict] = field(default_factory=list)
     error: Optional[dict] = None
     rec: Optional[dict] = None  # the samples-file line once scored
+    clip_keys: Optional[list[Optional[str]]] = None  # its video parts' clip keys while it awaits frames
 
 
 def stable_seed(*parts: Any) -> int:
@@ -89,7 +97,7 @@ class Evaluator:
         self.responses = None if cfg.no_cache else ResponseCache(cache_dir / "responses.sqlite")
         self.frames = None if cfg.no_cache else FrameCache(cache_dir / "frames")
         media_hash.set_store(None if cfg.no_cache else cache_dir / "hashes")  # content hashes, kept
-        self.stats = {"cache_hits": 0, "generated": 0}
+        self.stats = {"cache_hits": 0, "generated": 0, "clips_loaded": 0}
 
     # -- building ----------------------------------------------------------------------------------
     def task_spec(self, task: Task) -> FrameSpec:
@@ -145,17 +153,23 @@ class Evaluator:
         except MEDIA_ERRORS as exc:
             inst.error = _error("media", exc)
 
-    def decode(self, inst: Instance) -> Optional[Request]:
-        """The request with frames filled in and fitted to the model, or None (the error is recorded)."""
+    def decode(self, inst: Instance, feed: Optional[FrameFeed] = None) -> Optional[Request]:
+        """The request with frames filled in and fitted to the model, or None (the error is recorded).
+        With `feed`, clips come from the run's shared clips (decoded once for every sample of a clip)."""
         messages = []
         inst.media_log = []
+        parts = 0
         try:
             for m in inst.request.messages:
                 content = []
                 for p in m.content:
                     if isinstance(p, VideoPart):
                         spec = p.spec or inst.spec
-                        clip = load_clip(p.ref, spec, cache=self.frames)
+                        if feed is None:
+                            clip = load_clip(p.ref, spec, cache=self.frames)
+                        else:
+                            clip = feed.load(inst, parts, p.ref, spec)
+                        parts += 1
                         content.append(
                             VideoPart(
                                 p.ref,
@@ -183,6 +197,9 @@ class Evaluator:
         except MEDIA_ERRORS as exc:
             inst.error = _error("media", exc)
             return None
+        finally:
+            if feed is not None:
+                feed.finish(inst)
 
     def _media_entry(self, inst: Instance, part: VideoPart, indices, timestamps) -> dict:
         root = inst.task.data_root
@@ -211,14 +228,7 @@ class Evaluator:
             self.prepare(inst, key=False)
             if inst.error is not None and self.cfg.strict:
                 self.record(inst)  # raises: --strict stops before the first model call
-        videos = [
-            p.ref.path
-            for i in instances
-            if i.error is None
-            for m in i.request.messages
-            for p in m.content
-            if isinstance(p, VideoPart)
-        ]
+        videos = [p.ref.path for i in instances if i.error is None for p, _ in video_parts(i)]
         identities = media_hash.hash_files(videos, progress=self.cfg.progress)  # new ones in parallel, once
         for inst in instances:
             if inst.error is None:
@@ -243,10 +253,13 @@ class Evaluator:
             disable=not self.cfg.progress or not todo,
             leave=False,
         )
+        feed = FrameFeed(self.frames, decode_workers(), shared_frames_bytes(), decode_bytes())
         try:
-            GenerationPipeline(self, bar).run(todo)
+            GenerationPipeline(self, bar, feed).run(todo)
         finally:
+            feed.close()
             bar.close()
+        self.stats["clips_loaded"] += feed.clips.stats["decoded"]  # decoded, or read from the frame cache
 
     # -- scoring -----------------------------------------------------------------------------------
     def record(self, inst: Instance) -> dict:

@@ -4,8 +4,10 @@ What it guarantees (docs/reliability.md, docs/frames.md):
 - identical requests (same cache key) inside one run are generated once; the others share the answer;
 - before each batch is decoded and again before it is sent, the response cache is read again, so runs
   sharing a cache dir pick up each other's finished answers;
-- decoding overlaps generation: `decode_workers` threads decode the next batches while the model works,
-  at most `2 * slots + prefetch` decoded batches waiting (bounded memory);
+- decoding overlaps generation: the next batches are decoded while the model works, at most
+  `2 * slots + prefetch` decoded batches waiting, or more while the waiting batches share their clips and
+  need fewer distinct clips than can decode at once (bounded memory; harness.engine.frame_feed feeds the
+  samples of one video together, decodes each clip once and spreads the decoding over the cores);
 - requests in flight = `model.max_in_flight`: with a served model, `max_in_flight // batch_size` calls run
   at once from threads (at least one), fed as answers return;
 - each answer is committed to the response cache as it arrives (a kill repeats no finished call), answers
@@ -17,7 +19,6 @@ Generation order may differ from dataset order; records are ordered by the insta
 
 from __future__ import annotations
 
-import os
 import queue
 import time
 from collections import deque
@@ -28,34 +29,24 @@ from typing import TYPE_CHECKING, Any, Optional
 from harness.cache.responses import ResponseCache
 from harness.contract.messages import Request, Response
 from harness.contract.model import Result
-from harness.errors import ConfigError, HarnessError, StrictModeError
+from harness.errors import HarnessError, StrictModeError
 
 if TYPE_CHECKING:
     from harness.engine.evaluator import Evaluator, Instance
+    from harness.engine.frame_feed import FrameFeed
 
 _DONE = object()  # a generate call finished
 _POLL_S = 0.1  # how often to look for answers another run is making
-
-
-def decode_workers() -> int:
-    """Threads decoding ahead of the model: $HARNESS_DECODE_WORKERS, else min(4, CPUs); 0 decodes inline."""
-    env = os.environ.get("HARNESS_DECODE_WORKERS", "").strip()
-    if not env:
-        return min(4, os.cpu_count() or 1)
-    try:
-        return max(0, int(env))
-    except ValueError:
-        raise ConfigError(
-            f"HARNESS_DECODE_WORKERS={env!r} is not a number of threads; set e.g. 2, or 0 to decode inline"
-        ) from None
+SHARED_AHEAD = 64  # batches beyond the usual window that may wait when they need no new clip
 
 
 class GenerationPipeline:
     """Fills `response` or `error` of every instance given (all cache misses at the run's start)."""
 
-    def __init__(self, ev: Evaluator, bar: Any, prefetch: int = 2) -> None:
+    def __init__(self, ev: Evaluator, bar: Any, feed: FrameFeed, prefetch: int = 2) -> None:
         self.ev = ev
         self.bar = bar
+        self.feed = feed
         self.bs = max(1, ev.cfg.batch_size)
         self.slots = max(1, int(ev.model.max_in_flight or 1) // self.bs)
         self.ahead = 2 * self.slots + max(0, prefetch)  # a full second round ready when a round returns
@@ -73,17 +64,21 @@ class GenerationPipeline:
                 self.followers[inst.key] = []
                 leaders.append(inst)
         self._by_key = {inst.key: inst for inst in leaders}
+        leaders = self.feed.plan(leaders)  # samples of one video together, each clip decoded once
         batches = _Batches(leaders, self.bs, self.ev.responses, chunk=self.bs * self.slots)
-        n_workers = decode_workers()
-        dpool = ThreadPoolExecutor(n_workers, thread_name_prefix="decode") if n_workers else None
+        dpool = None
+        if self.feed.workers:  # batches wait on their clips here; the feed's pool decodes them
+            dpool = ThreadPoolExecutor(self.ahead + SHARED_AHEAD, thread_name_prefix="batch")
         gpool = ThreadPoolExecutor(self.slots, thread_name_prefix="generate") if self.slots > 1 else None
         pending: deque[Future] = deque()
+        window: deque[set[str]] = deque()  # the clips of each pending batch
 
         def top_up() -> None:
-            while len(pending) < self.ahead and self.stop is None:
+            while self.stop is None and self._room(window):
                 batch = batches.next()
                 if batch is None:
                     return
+                window.append(self.feed.keys(batch))
                 if dpool is None:
                     done: Future = Future()
                     done.set_result(batch)  # decoded when taken, in this thread
@@ -96,18 +91,8 @@ class GenerationPipeline:
             while True:
                 top_up()
                 while pending and running < self.slots and self.stop is None:
-                    ready = pending.popleft().result()
-                    if dpool is None:
-                        ready = self._decode_batch(ready)
-                    top_up()
-                    ready = self._settle(ready)
-                    if not ready:
-                        continue
-                    if gpool is None:
-                        self._call(ready, self._handle)  # inline: answers handled as they arrive
-                    else:
-                        gpool.submit(self._call, ready, self._results.put)
-                        running += 1
+                    window.popleft()
+                    running += self._send(pending.popleft(), dpool is None, gpool, top_up)
                 if running == 0:
                     if self.stop is not None or batches.done:
                         break
@@ -119,6 +104,7 @@ class GenerationPipeline:
                 else:
                     self._handle(item)
         finally:
+            self.feed.stop()  # decodes not started are dropped (none are left when the run went through)
             for p in (dpool, gpool):
                 if p is not None:
                     p.shutdown(wait=self.stop is not None or running == 0, cancel_futures=True)
@@ -127,6 +113,33 @@ class GenerationPipeline:
         if self.stop is not None:
             raise self.stop
 
+    def _send(
+        self, decoding: Future, inline: bool, gpool: Optional[ThreadPoolExecutor], top_up: Callable[[], None]
+    ) -> int:
+        """Hand the next decoded batch to the model (the number of calls this started on the pool). Its
+        frames are referenced only until the call returns, so memory follows the batches in flight."""
+        ready = decoding.result()
+        if inline:
+            ready = self._decode_batch(ready)
+        top_up()
+        ready = self._settle(ready)
+        if not ready:
+            return 0
+        if gpool is None:
+            self._call(ready, self._handle)  # inline: answers handled as they arrive
+            return 0
+        gpool.submit(self._call, ready, self._results.put)
+        return 1
+
+    def _room(self, window: deque[set[str]]) -> bool:
+        """Whether one more batch may be decoded ahead: the usual window, or more while the waiting batches
+        need fewer distinct clips than can decode at once (so no decoder idles while batches share clips)."""
+        if len(window) < self.ahead:
+            return True
+        if len(window) >= self.ahead + SHARED_AHEAD:
+            return False
+        return len(set().union(*window)) < self.feed.concurrency()
+
     # -- decoding (worker threads) -----------------------------------------------------------------
     def _decode_batch(
         self, batch: list[Instance]
@@ -134,7 +147,13 @@ class GenerationPipeline:
         """Cache hits found now (another run finished them) and (instance, decoded request) pairs for the
         rest; a request is None when decoding failed (the instance's error says why)."""
         hits = self._reread(batch)
-        return hits, [(inst, self.ev.decode(inst)) for inst in batch if inst.key not in hits]
+        todo = [inst for inst in batch if inst.key not in hits]
+        for inst in batch:
+            if inst.key in hits:
+                self.feed.finish(inst)  # its clips are not needed for it any more
+        for inst in todo:
+            self.feed.claim(inst)  # the batch's clips start decoding at once, on the feed's pool
+        return hits, [(inst, self.ev.decode(inst, self.feed)) for inst in todo]
 
     def _reread(self, batch: list[Instance]) -> dict[str, dict]:
         cache = self.ev.responses

@@ -261,7 +261,7 @@ def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
             judge_model = load_judge(state, cfg.judge, cfg.judge_args)
             judge = JudgeClient(cfg.judge, judge_model, evaluator.responses)
             evaluator.judge = judge
-        mine = instances[rank::world]
+        mine = distributed.shard(instances, rank, world, _video_of)  # a video's samples on one rank
         evaluator.run_instances(mine)
         records = score_in_order(mine, evaluator.record, lambda t, r: score_record(t, r, judge), seeds)
     finally:
@@ -290,6 +290,13 @@ def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
     out.stats = evaluator.stats
     out.records = per_task
     return out
+
+
+def _video_of(inst: Instance) -> Optional[str]:
+    """The video a sample's row names (its task's media field), for sharding ranks by video."""
+    field = inst.task.config.media_field
+    value = inst.doc.get(field) if field else None
+    return value if isinstance(value, str) else None
 
 
 def assemble_results(

@@ -2,8 +2,9 @@
 
 One file per clip: b"HFC2", a 4-byte little-endian header length, the JSON header (shape, indices,
 timestamps, fps, source size, decoder, and the payload's byte count and CRC-32), zero padding to a 64-byte
-boundary, then the raw pixels. A read checks the header fields, the length and the CRC-32, so a damaged or
-truncated payload is never served: the entry is dropped with a warning and the clip decoded again. Files
+boundary, then the raw pixels (read back as a copy-on-write memory map). A read checks the header fields,
+the length and the CRC-32, so a damaged or truncated payload is never served: the entry is dropped with a
+warning and the clip decoded again. Files
 are written to a temporary name and renamed (atomic), so readers in other processes see a whole entry
 or none. The cache is size-capped: hits touch the file's mtime and the oldest entries are evicted under
 a portable file lock (harness.cache.locking). Any OSError while writing (a full disk) disables writing for the rest of the process
@@ -16,6 +17,7 @@ import errno
 import hashlib
 import json
 import logging
+import mmap
 import os
 import time
 import zlib
@@ -226,10 +228,10 @@ def _read_entry(f) -> DecodedClip:
     if len(fields[0]) != shape[0]:
         raise ValueError(f"corrupt header ({len(fields[0])} indices for {shape[0]} frames)")
     offset = 8 + hlen
-    f.seek(offset + (-offset % _ALIGN))
-    frames = np.fromfile(f, dtype=np.uint8, count=count)
-    if frames.size != count or f.read(1):
+    offset += -offset % _ALIGN
+    if os.fstat(f.fileno()).st_size != offset + count:
         raise ValueError(f"entry payload is not {count} bytes")
+    frames = _map_payload(f, offset, count)
     if zlib.crc32(memoryview(frames)) != crc:
         raise ValueError("entry payload fails its CRC-32 check")
     indices, timestamps, fps, source_size, decoder = fields
@@ -242,6 +244,21 @@ def _read_entry(f) -> DecodedClip:
         decoder=decoder,
         from_cache=True,
     )
+
+
+def _map_payload(f, offset: int, count: int) -> np.ndarray:
+    """The payload as a private copy-on-write mapping of the file: no copy through a read buffer and no
+    fresh pages to zero, so a hit costs little more than its CRC. Entries are only ever replaced by rename
+    and removed by unlink, never written in place, so a mapping stays valid however long the frames live;
+    writes to the frames stay private to this process."""
+    if count == 0:
+        return np.empty(0, dtype=np.uint8)
+    try:
+        mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY)
+    except (OSError, ValueError):  # a filesystem that cannot map files: read it
+        f.seek(offset)
+        return np.fromfile(f, dtype=np.uint8, count=count)
+    return np.frombuffer(mapped, dtype=np.uint8, count=count, offset=offset)
 
 
 def _unlink_quietly(path: Path) -> bool:

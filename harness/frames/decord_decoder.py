@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Optional
 
 import numpy as np
 
@@ -26,13 +27,19 @@ def decord_available() -> bool:
 
 
 def decode_decord(
-    path: str | Path, num_frames: int, wanted: Sequence[int], size: tuple[int, int], rotation: int = 0
+    path: str | Path,
+    num_frames: int,
+    wanted: Sequence[int],
+    size: tuple[int, int],
+    rotation: int = 0,
+    threads: Optional[int] = None,
 ) -> np.ndarray:
     """Decode the sorted distinct source frames `wanted` at `size` (w, h) -> (len, h, w, 3) uint8.
 
     Raises MediaError 'decoder_failed' (with decord's message) when decord cannot read the file or
     disagrees with the probe on the frame count (its indices would not match PyAV's). decord 0.6 fails on
     videos with a display rotation (malformed or mis-sized batches), so those are refused up front.
+    `threads`: decord's decoder threads (None: its default, one per core).
     """
     import decord
 
@@ -41,7 +48,8 @@ def decode_decord(
     w, h = size
     out = np.empty((len(wanted), h, w, 3), dtype=np.uint8)
     try:
-        reader = decord.VideoReader(str(path), ctx=decord.cpu(0), width=w, height=h)
+        extra = {"num_threads": threads} if threads else {}
+        reader = decord.VideoReader(str(path), ctx=decord.cpu(0), width=w, height=h, **extra)
         if len(reader) != num_frames:
             raise MediaError(
                 path, "decoder_failed", f"decord counts {len(reader)} frames, probe {num_frames}"

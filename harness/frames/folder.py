@@ -23,7 +23,7 @@ from typing import Optional
 import numpy as np
 
 from harness.frames.errors import MediaError
-from harness.frames.probe import VideoInfo
+from harness.frames.info import VideoInfo
 from harness.frames.scaling import RgbConverter
 
 FRAME_SUFFIXES = (".jpg", ".jpeg", ".png")

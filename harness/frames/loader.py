@@ -8,7 +8,12 @@ decoded once, at the target size, then the clip is assembled in order.
 from __future__ import annotations
 
 import functools
+import importlib.metadata
+import importlib.util
 import logging
+import sys
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from typing import Optional
 
 import numpy as np
@@ -27,16 +32,23 @@ from harness.frames.spec import FrameSpec
 
 log = logging.getLogger(__name__)
 
+Admit = Callable[[int], AbstractContextManager[Optional[int]]]  # bytes to decode -> held: decoder threads
+
+
+def _installed(module: str) -> bool:
+    """Whether `module` can be found, without importing it (a module blocked in sys.modules cannot)."""
+    if module in sys.modules:
+        return sys.modules[module] is not None
+    return importlib.util.find_spec(module) is not None
+
 
 @functools.lru_cache(maxsize=1)
 def _installed_versions() -> tuple[tuple[str, str], ...]:
-    import av
-
-    out = [("pyav", f"pyav-{av.__version__}")]
-    if decord_available():
-        import decord
-
-        out.append(("decord", f"decord-{decord.__version__}"))
+    """From the installed distributions' metadata: keying a request (all a warm run does with frames)
+    imports no decoder, which costs more than the rest of keying."""
+    out = [("pyav", f"pyav-{importlib.metadata.version('av')}")]
+    if _installed("decord"):
+        out.append(("decord", f"decord-{importlib.metadata.version('decord')}"))
     return tuple(out)
 
 
@@ -73,55 +85,81 @@ def choose_engine(spec: FrameSpec, index: VideoIndex) -> str:
 
 
 def _decode(
-    engine: str, path: str, index: VideoIndex, wanted: list[int], size: tuple[int, int]
+    engine: str,
+    path: str,
+    index: VideoIndex,
+    wanted: list[int],
+    size: tuple[int, int],
+    threads: Optional[int] = None,
 ) -> np.ndarray:
     if engine == "decord":
-        return decode_decord(path, index.info.num_frames, wanted, size, index.info.rotation)
-    return decode_pyav(path, index, wanted, size)
+        return decode_decord(path, index.info.num_frames, wanted, size, index.info.rotation, threads=threads)
+    return decode_pyav(path, index, wanted, size, threads=threads)
 
 
 def decode_frames(
-    path: str, index: VideoIndex, wanted: list[int], size: tuple[int, int], spec: FrameSpec
+    path: str,
+    index: VideoIndex,
+    wanted: list[int],
+    size: tuple[int, int],
+    spec: FrameSpec,
+    threads: Optional[int] = None,
 ) -> tuple[np.ndarray, str]:
-    """Decode sorted distinct `wanted` frames with the chosen engine, falling back to PyAV in auto mode."""
+    """Decode sorted distinct `wanted` frames with the chosen engine, falling back to PyAV in auto mode
+    (`threads`: the decoder's own threads, None for its default)."""
     versions = decoder_versions()
-    if spec.decoder == "decord" and "decord" not in versions:
+    if spec.decoder == "decord" and not decord_available():
         raise RuntimeError(
             "frame spec asks for decoder 'decord', which is not installed; "
             "install it (pip install decord) or set decoder: auto / pyav"
         )
     engine = choose_engine(spec, index)
     try:
-        return _decode(engine, path, index, wanted, size), versions[engine]
+        return _decode(engine, path, index, wanted, size, threads), versions[engine]
     except MediaError as exc:
         if spec.decoder != "auto" or engine == "pyav":
             raise
         log.warning("decord failed on %s (%s); falling back to PyAV", path, exc.detail or exc.reason)
-    return _decode("pyav", path, index, wanted, size), versions["pyav"]
+    return _decode("pyav", path, index, wanted, size, threads), versions["pyav"]
 
 
-def load_clip(ref: VideoRef, spec: FrameSpec, cache: Optional[FrameCache] = None) -> DecodedClip:
+def clip_key(ref: VideoRef, spec: FrameSpec) -> str:
+    """The identity of the clip `spec` picks from `ref`: its frame-cache key (content identity, segments,
+    spec, decoder versions), used on disk and for sharing decoded clips within a run. Raises MediaError
+    for a video that cannot be read."""
+    folder = is_frame_folder(ref.path)
+    if not folder:
+        check_file(ref.path)
+    version = folder_decoder_version() if folder else decoder_version_for(spec)
+    return frame_cache_key(media_identity(ref.path), ref, spec, version)
+
+
+def load_clip(
+    ref: VideoRef, spec: FrameSpec, cache: Optional[FrameCache] = None, admit: Optional[Admit] = None
+) -> DecodedClip:
     """Decode the frames `spec` picks from `ref` (a file or a virtual clip), using `cache` when given.
 
     A cache hit needs no probe and no decoder: the key is the file's content identity, the segments,
-    the spec and the decoder versions. Raises MediaError (naming the file and a reason tag) for a
-    missing, empty, truncated, corrupt or undecodable video, or segments that select no frame of it.
+    the spec and the decoder versions. `admit(nbytes)`, when given, is entered around the decoding itself
+    with the bytes the decoded frames will take and gives the decoder's thread count (None: its default);
+    harness.frames.gate uses it to bound how much is decoded at once.
+    Raises MediaError (naming the file and a reason tag) for a missing, empty, truncated, corrupt or
+    undecodable video, or segments that select no frame of it.
     """
     try:
-        return _load_clip(ref, spec, cache)
+        return _load_clip(ref, spec, cache, admit)
     except OSError as exc:  # any I/O failure on the media is a counted media error, never a crash
         raise MediaError(ref.path, "unreadable", f"{type(exc).__name__}: {exc}") from None
 
 
-def _load_clip(ref: VideoRef, spec: FrameSpec, cache: Optional[FrameCache]) -> DecodedClip:
+def _load_clip(
+    ref: VideoRef, spec: FrameSpec, cache: Optional[FrameCache], admit: Optional[Admit]
+) -> DecodedClip:
     path = ref.path
     folder = is_frame_folder(path)  # a directory of frame images is a video (harness/frames/folder.py)
     key = None
     if cache is not None:
-        if not folder:
-            check_file(path)
-        version = folder_decoder_version() if folder else decoder_version_for(spec)
-        key = frame_cache_key(media_identity(path), ref, spec, version)
+        key = clip_key(ref, spec)
         hit = cache.get(key)
         if hit is not None:
             log.debug("frames %s: cache hit, indices %s", path, hit.indices)
@@ -137,15 +175,17 @@ def _load_clip(ref: VideoRef, spec: FrameSpec, cache: Optional[FrameCache]) -> D
     source = [clip[p] for p in positions]
     wanted = sorted(set(source))
     size = target_size(info.width, info.height, spec)
-    if folder:
-        decoded, decoder = decode_folder(index, wanted, size), folder_decoder_version()
-    else:
-        decoded, decoder = decode_frames(path, index, wanted, size, spec)
-    if source == wanted:
-        frames = decoded
-    else:
-        row = {t: r for r, t in enumerate(wanted)}
-        frames = decoded[[row[s] for s in source]]
+    nbytes = (len(wanted) + (len(source) if source != wanted else 0)) * size[0] * size[1] * 3
+    with admit(nbytes) if admit is not None else nullcontext() as threads:
+        if folder:
+            decoded, decoder = decode_folder(index, wanted, size), folder_decoder_version()
+        else:
+            decoded, decoder = decode_frames(path, index, wanted, size, spec, threads)
+        if source == wanted:
+            frames = decoded
+        else:
+            row = {t: r for r, t in enumerate(wanted)}
+            frames = decoded[[row[s] for s in source]]
     result = DecodedClip(
         frames=frames,
         indices=source,

@@ -13,24 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.frames.errors import MediaError
+from harness.frames.folder import index_folder, is_frame_folder
+from harness.frames.info import VideoInfo
 from harness.frames.mp4boxes import mp4_cut_off, mp4_rotation
-
-
-@dataclass(frozen=True)
-class VideoInfo:
-    """What a video is: frames, rate, size, duration (num_frames / fps, seconds) and codec name.
-
-    width and height are the displayed size: for a video stored with a display rotation of 90 or 270
-    degrees (`rotation`, clockwise, applied when decoding) they are the stored height and width.
-    """
-
-    num_frames: int
-    fps: float
-    width: int
-    height: int
-    duration: float
-    codec: str
-    rotation: int = 0
 
 
 @dataclass(frozen=True)
@@ -81,8 +66,6 @@ def check_file(path: str | os.PathLike) -> os.stat_result:
         return st
     p = Path(path)
     if stat.S_ISDIR(st.st_mode):
-        from harness.frames.folder import is_frame_folder  # lazy: folder.py imports this module
-
         if is_frame_folder(p):
             return st
         raise MediaError(p, "not_a_file", "a directory without frame images (*.jpg, *.jpeg, *.png)")
@@ -196,8 +179,6 @@ def probe_video(path: str | os.PathLike, fps: float | None = None) -> VideoInfo:
 
     `path` may be a frame folder (harness/frames/folder.py); `fps` is then its frame rate (default 24).
     """
-    from harness.frames.folder import index_folder, is_frame_folder
-
     if is_frame_folder(path):
         return index_folder(path, fps).info
     return index_video(path).info

@@ -12,6 +12,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Optional
 
 import numpy as np
 
@@ -52,9 +53,16 @@ def plan_runs(wanted: Sequence[int], keyframes: Sequence[int]) -> list[tuple[int
 
 
 def decode_pyav(
-    path: str | Path, index: VideoIndex, wanted: Sequence[int], size: tuple[int, int]
+    path: str | Path,
+    index: VideoIndex,
+    wanted: Sequence[int],
+    size: tuple[int, int],
+    threads: Optional[int] = None,
 ) -> np.ndarray:
-    """Decode the sorted distinct source frames `wanted` of `path` at `size` (w, h) -> (len, h, w, 3) uint8."""
+    """Decode the sorted distinct source frames `wanted` of `path` at `size` (w, h) -> (len, h, w, 3) uint8.
+
+    `threads`: FFmpeg's decoder threads (1: none; more: frame and slice threads, bit-exact); None keeps
+    FFmpeg's default (slice threads only)."""
     import av
 
     w, h = size
@@ -71,6 +79,9 @@ def decode_pyav(
         raise MediaError(path, "corrupt", str(exc)) from None
     try:
         stream = container.streams.video[0]
+        if threads is not None:
+            stream.thread_type = "AUTO" if threads > 1 else "SLICE"
+            stream.thread_count = max(1, threads)
         for seek_to, targets in runs:
             if seek_to is not None:
                 container.seek(index.pts[seek_to], stream=stream, backward=True, any_frame=False)

@@ -7,6 +7,9 @@ reinstalled still sees exactly its own plugins. Each keeps its entry-point name 
 point names it (no double registration); an entry point of this project naming a module that no longer
 exists in the tree (a stale install) is skipped. Third-party plugins keep loading through entry points.
 
+The core's own subcommands come from one more plugin, `harness.cli.builtin_commands` (named "harness"), loaded
+first and always: HARNESS_PLUGINS restricts the others, never the command line itself.
+
 Each plugin's hooks are called one plugin at a time, so what a plugin registered is attributed to it and a
 plugin that fails (at import, or inside a hook) is reported by name while the others still load.
 """
@@ -25,7 +28,7 @@ from typing import Any, Optional
 
 import pluggy
 
-from harness import hookspecs
+from harness import __version__, hookspecs
 from harness.config.index import index_task_path
 from harness.plugins.registry import Entry, Registry
 
@@ -35,16 +38,8 @@ ENTRY_POINT_GROUP = "harness"
 PROJECT_DIST = "video-harness"
 SOURCE_PACKAGES = ("tasks", "models", "metrics", "builders")
 ENV_VAR = "HARNESS_PLUGINS"
-HOOKS = {
-    "register_tasks": "task",
-    "register_models": "model",
-    "register_metrics": "metric",
-    "register_builders": "builder",
-    "register_judges": "judge",
-    "register_reports": "report",
-    "register_aggregations": "aggregation",
-    "register_importers": "importer",
-}
+CORE_PLUGIN = "harness"  # the name `ls plugins` shows for the core's own registrations (its subcommands)
+CORE_MODULE = "harness.cli.builtin_commands"
 
 
 @dataclass
@@ -136,18 +131,21 @@ def _make_register(registry: Registry, info: PluginInfo, kind: str, base_dir: Op
     return register
 
 
-def _call_hooks(pm: pluggy.PluginManager, registry: Registry, infos: dict[str, PluginInfo]) -> None:
-    for hook_name, kind in HOOKS.items():
-        caller = getattr(pm.hook, hook_name)
-        for impl in reversed(caller.get_hookimpls()):  # registration order
+def _call_hooks(
+    pm: pluggy.PluginManager, registry: Registry, infos: dict[str, PluginInfo], kinds: Optional[Sequence[str]]
+) -> None:
+    for kind in hookspecs.KINDS:
+        if kinds is not None and kind.name not in kinds:
+            continue
+        for impl in getattr(pm.hook, kind.hook).get_hookimpls():  # registration order: the first one wins
             info = infos[impl.plugin_name]
             module = impl.plugin
             base = Path(module.__file__).parent if getattr(module, "__file__", None) else None
             try:
-                impl.function(register=_make_register(registry, info, kind, base))
+                impl.function(register=_make_register(registry, info, kind.name, base))
             except Exception as exc:  # a broken plugin must not stop the others
-                info.errors.append(f"{hook_name} raised {type(exc).__name__}: {exc}")
-                log.warning("plugin '%s': %s raised %s: %s", info.name, hook_name, type(exc).__name__, exc)
+                info.errors.append(f"{kind.hook} raised {type(exc).__name__}: {exc}")
+                log.warning("plugin '%s': %s raised %s: %s", info.name, kind.hook, type(exc).__name__, exc)
 
 
 def load_plugins(
@@ -155,11 +153,14 @@ def load_plugins(
     modules: Iterable[ModuleType | str] = (),
     env: Optional[dict] = None,
     use_entry_points: bool = True,
+    kinds: Optional[Sequence[str]] = None,
 ) -> PluginState:
     """Load every plugin and return the filled registry with per-plugin reports.
 
-    `use_entry_points=False` loads neither the built-in nor the installed plugins (only `modules` and
-    `include_paths`), for a registry with nothing but what the caller names."""
+    `use_entry_points=False` loads neither the built-in nor the installed plugins (only the core's commands,
+    `modules` and `include_paths`), for a registry with nothing but what the caller names. `kinds` (registry
+    kinds, e.g. ("command",)) calls only those kinds' hooks: the command line finds its subcommands without
+    indexing every task YAML."""
     registry = Registry()
     pm = pluggy.PluginManager("harness")
     pm.add_hookspecs(hookspecs)
@@ -178,12 +179,11 @@ def load_plugins(
             info.errors.append(f"failed to load: {type(exc).__name__}: {exc}")
             log.warning("plugin '%s' failed to load: %s: %s", name, type(exc).__name__, exc)
 
+    add_module(CORE_PLUGIN, __version__, "core", lambda: importlib.import_module(CORE_MODULE))
     if use_entry_points:
         builtin = source_tree_plugins()
         eps = _entry_points()
         names = {ep.module: ep.name for ep in eps if ep.module in builtin}
-        from harness import __version__
-
         for module_name in builtin:
             name = names.get(module_name, module_name)
             if allowed is not None and name not in allowed:
@@ -209,9 +209,9 @@ def load_plugins(
             name, "local", "module", (lambda m=mod: importlib.import_module(m) if isinstance(m, str) else m)
         )
 
-    _call_hooks(pm, registry, infos)
+    _call_hooks(pm, registry, infos, kinds)
 
-    for raw in include_paths:
+    for raw in include_paths if kinds is None or "task" in kinds else ():
         path = Path(raw)
         info = PluginInfo(name=f"include:{path}", version="local", source="--include_path", module=str(path))
         infos[info.name] = info

@@ -1,4 +1,5 @@
-"""A typed registry of what plugins provide: tasks, models, metrics, builders, judges, reports, importers.
+"""A typed registry of what plugins provide, one table per kind (`harness.hookspecs.KINDS`: tasks, models,
+metrics, builders, judges, reports, aggregations, importers, commands).
 
 Factories may be given as "module:attr" strings and are imported only when used, so listing what is
 available never imports heavy plugin code. Lookups of unknown names raise UnknownNameError with
@@ -11,9 +12,11 @@ import importlib
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness import hookspecs
 from harness.errors import ConfigError, UnknownNameError
+from harness.plugins.extras import missing_dependency
 
-KINDS = ("task", "model", "metric", "builder", "judge", "report", "aggregation", "importer")
+KINDS = tuple(kind.name for kind in hookspecs.KINDS)
 
 
 @dataclass
@@ -44,8 +47,6 @@ def resolve_reference(ref: str, what: str = "reference") -> Any:
         obj: Any = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
         if exc.name and not (module_name == exc.name or module_name.startswith(exc.name + ".")):  # a dependency, not the module itself
-            from harness.plugins.extras import missing_dependency
-
             raise missing_dependency(what, exc) from exc
         raise ConfigError(f"{what}: cannot import module '{module_name}' ({exc})") from exc
     except ImportError as exc:

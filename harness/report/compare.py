@@ -20,6 +20,7 @@ from typing import Any, Optional
 from harness.report.compat import Mismatch, find_mismatches
 from harness.report.loading import task_config, task_result
 from harness.report.stats import N_RESAMPLES, paired_values
+from metrics import bootstrap_ci
 
 # Fields that differ legitimately between two models (each adapter's frame budget caps the task's spec):
 # reported as notes; a different task version, split or judge makes the comparison meaningless (refused).
@@ -101,8 +102,6 @@ def _metric_delta(
     base: dict, new: dict, task: str, metric: str, confidence: float, n_resamples: int, seed: int
 ) -> tuple[Optional[float], Optional[tuple[float, float]], int, bool]:
     """(delta, ci, n_pairs, paired) for one metric."""
-    from metrics import bootstrap_ci
-
     cfg = task_config(base, task)
     aggregation = next(
         (m.get("aggregation", "mean") for m in cfg.get("metrics") or [] if m.get("name") == metric), "mean"

@@ -18,6 +18,8 @@ from typing import Any, Optional
 
 import numpy as np
 
+from harness.data.media import Segment, VideoRef
+from harness.frames import FrameSpec, load_clip
 from harness.report.formatting import shorten
 from harness.report.loading import all_tasks, task_config, task_result
 from harness.report.sections import Cell, Figure, ReportSection, Table
@@ -71,9 +73,6 @@ def frame_strip(video: Path, indices: Sequence[int]) -> tuple[bytes, int]:
     """A PNG of the given source frames side by side (at most MAX_STRIP_FRAMES, evenly chosen) and how
     many frames it shows. Raises harness.frames.MediaError for an undecodable video."""
     from matplotlib.image import imsave
-
-    from harness.data.media import Segment, VideoRef
-    from harness.frames import FrameSpec, load_clip
 
     picked = list(indices)
     if len(picked) > MAX_STRIP_FRAMES:

@@ -28,6 +28,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Optional
 
+from harness.scoring.task_results import metric_values
+
 #: the wall-time keys: with `created`, the only keys of a results file that differ between identical runs
 TIMING_KEYS = ("date", "start_time", "end_time", "total_evaluation_time_seconds")
 FILTER = "none"  # the harness applies no lm-eval filters: every metric is under filter "none"
@@ -192,8 +194,6 @@ def add_lm_eval_keys(
 
 def stderrs_of(tasks: list, per_task: dict[str, list[dict]]) -> dict[str, dict[str, Optional[float]]]:
     """Per task and metric, lm-eval's stderr of the mean for `mean` metrics (None for other aggregations)."""
-    from harness.scoring.task_results import metric_values  # noqa: PLC0415 - aggregate imports the task module
-
     out: dict[str, dict[str, Optional[float]]] = {}
     for task in tasks:
         cell = out.setdefault(task.name, {})

@@ -14,6 +14,7 @@ from typing import Any
 from harness.errors import ConfigError
 from harness.results.lm_eval_keys import FILTER, SEED_KEYS, TIMING_KEYS, add_lm_eval_keys, lm_eval_config
 from harness.results.writer import RESULTS_SCHEMA_VERSION
+from harness.scoring.task_results import N_BOOTSTRAP
 
 
 class ResultsVersionError(ConfigError):
@@ -42,8 +43,6 @@ def _stderrs(entry: dict[str, Any]) -> dict[str, Any]:
 
 
 def _from_v1(data: dict[str, Any]) -> dict[str, Any]:
-    from harness.scoring.task_results import N_BOOTSTRAP  # noqa: PLC0415 - scoring imports the task module
-
     out = {k: v for k, v in data.items() if k not in ("results", "groups")}
     tasks = data.get("results") or {}
     out["task_results"] = {name: _harness_entry(e) for name, e in tasks.items()}

@@ -28,6 +28,8 @@ from typing import Any, Optional
 
 from harness.errors import ConfigError, UnknownNameError
 from harness.plugins.references import load_hook
+from metrics import bootstrap_ci
+from metrics.caption_inputs import caption_pairs
 
 #: bootstrap replicates for corpus metrics when the metric sets none (each recomputes the whole metric;
 #: lm-eval uses at most 100 for its corpus metrics BLEU, chrF and TER)
@@ -112,8 +114,6 @@ def _metric_aggregator(metric: Callable, name: str) -> Aggregator:
     tokenized once for the bootstrap instead of on every replicate (the PTB tokenizer is a subprocess)."""
     agg = Aggregator(name, _pairs(metric, name), corpus=True)
     if "tokenize" in inspect.signature(metric).parameters:
-        from metrics.caption_inputs import caption_pairs  # noqa: PLC0415 - the floor: pure functions
-
         def prepare(items: list) -> list:
             _check_pairs(items, name)
             cands, refs = caption_pairs([p for p, _ in items], [r for _, r in items], True)
@@ -163,8 +163,6 @@ def aggregate_with_note(
     `mean` and registered corpus aggregations get a CI; `median` and `sum` keep none; a task's own function is
     called once and keeps none (see the module docstring).
     """
-    from metrics import bootstrap_ci  # the floor: pure functions
-
     value = agg(items)
     if agg.own:
         return value, math.nan, math.nan, OWN_FUNCTION_NOTE if items else None

@@ -32,7 +32,19 @@ from typing import Any, ClassVar, Optional
 import numpy as np
 
 from harness.api import Message, ModelArgsError, Request, VideoPart
-from models.hf.published import QWEN_VL_UTILS
+
+# qwen-vl-utils vision_process.py (Qwen2-VL / Qwen2.5-VL reference sampler and resizer): the constants the
+# `qwen_vl_utils` recipe and the token budgets (models/hf/budget.py) use.
+QWEN_VL_UTILS = {
+    "IMAGE_FACTOR": 28,
+    "VIDEO_MIN_PIXELS": 128 * 28 * 28,
+    "VIDEO_MAX_PIXELS": 768 * 28 * 28,
+    "FRAME_FACTOR": 2,
+    "FPS": 2.0,
+    "FPS_MIN_FRAMES": 4,
+    "FPS_MAX_FRAMES": 768,
+    "MODEL_SEQ_LEN": 128000,  # VIDEO_TOTAL_PIXELS = MODEL_SEQ_LEN * 28 * 28 * 0.9
+}
 
 
 def videos_of(request: Request) -> list[VideoPart]:

@@ -1,7 +1,10 @@
 """RVTBench task hooks: loader, prompts' frame list, parsing, per-sample scores, oracle answers.
 
-Segmentation needs masks from the model (Response.structured {"masks": [RLE per frame]}); a reply with no
-structured output is "not applicable" (scores None, counted), never masks faked from boxes.
+Segmentation needs masks from the model (Response.structured {"masks": [RLE per frame]}), grounding boxes.
+A reply with no usable masks or boxes (none at all, none on any frame, undecodable, the wrong size, or boxes
+that break the format) is the task's invalid answer: counted invalid and scored J = F = J&F = 0 (IoU 0) inside
+the means, as the paper's metrics score a failed query; never left out (a model returning nothing would
+score higher than one that tries) and never masks faked from boxes (that is `rvtbench_seg_boxes`).
 """
 
 from __future__ import annotations
@@ -16,10 +19,11 @@ from .boxes import BoxFormatError, parse_text_boxes, structured_boxes
 from .release import load_samples
 from .vqa_answers import judged_correct, rule_correct
 
-NOT_APPLICABLE = (
-    "not applicable: the model returned no masks (text-only); use a mask-producing model, or the explicit "
-    "box-to-mask pipeline of the task rvtbench_seg_boxes"
+NO_MASKS = (
+    "no masks: the reply has no structured masks (a text-only model?); invalid, scored J = F = 0. Use a "
+    "mask-producing model, or the explicit box-to-mask pipeline of the task rvtbench_seg_boxes"
 )
+ZERO_DENSE = {"segmentation": {"J": 0.0, "F": 0.0, "J&F": 0.0}, "grounding": {"IoU": 0.0}}
 
 
 def load(root, split, options):
@@ -48,44 +52,62 @@ def raster(boxes: list[list[list[float]]], height: int, width: int) -> np.ndarra
     return out
 
 
-def parse(response: Response, doc: dict, judge=None) -> Parsed:
-    """Masks, boxes or text by task type; malformed answers are invalid and scored as empty.
+def _parse_masks(response: Response, doc: dict) -> Parsed:
+    """Structured masks, one RLE (or null) per evaluation frame; none usable is an invalid answer."""
+    target = doc["answer"]
+    structured = response.structured if isinstance(response.structured, dict) else None
+    masks = structured.get("masks") if structured is not None else None
+    if masks is None:
+        return Parsed(answer=None, valid=False, note=NO_MASKS)
+    if isinstance(masks, dict):
+        masks = [masks.get(str(t)) for t in target["frames"]]
+    if not isinstance(masks, list) or len(masks) != len(target["frames"]):
+        return Parsed(answer=None, valid=False, note="structured masks must give one RLE per frame")
+    given = [m for m in masks if m is not None]
+    try:
+        decoded = decode_rle(given) if given else None
+    except (ValueError, TypeError, OverflowError) as err:
+        return Parsed(answer=None, valid=False, note=f"bad RLE: {err}")
+    size = video_size(doc, target)
+    if decoded is not None and tuple(decoded.shape[1:]) != size:
+        return Parsed(
+            answer=None,
+            valid=False,
+            note=f"masks are {decoded.shape[2]}x{decoded.shape[1]}, the video is {size[1]}x{size[0]}",
+        )
+    if decoded is None or not decoded.any():
+        return Parsed(answer=None, valid=False, note="no masks: every frame's mask is empty or null")
+    return Parsed(answer=masks)
 
-    VQA replies are also judged against the canonical answer (rule judge, or `--judge`): extra["correct"].
-    """
+
+def _parse_boxes(response: Response, doc: dict) -> Parsed:
+    """Boxes per evaluation frame (structured, or the prompt's JSON); none on any frame is an invalid answer."""
+    target = doc["answer"]
+    h, w = video_size(doc, target)
+    empty = [[] for _ in target["frames"]]
+    try:
+        if response.structured is not None:
+            boxes = structured_boxes(response.structured, target["frames"])
+        else:
+            boxes = parse_text_boxes(response.text or "", target["frames"], w, h)
+    except BoxFormatError as err:
+        return Parsed(answer=empty, valid=False, note=f"rejected boxes: {err}")
+    if not any(boxes):
+        return Parsed(answer=empty, valid=False, note="no boxes in any frame")
+    return Parsed(answer=boxes)
+
+
+def parse(response: Response, doc: dict, judge=None) -> Parsed:
+    """Masks, boxes or text by task type; unusable dense answers are invalid and score zero.
+
+    VQA replies are also judged against the canonical answer (rule judge, or `--judge`): extra["correct"];
+    a judge that gives no verdict counts the reply wrong (extra["judge_unclear"])."""
     target = doc["answer"]
     task_type = doc["task_type"]
     if task_type == "segmentation":
-        masks = (response.structured or {}).get("masks") if isinstance(response.structured, dict) else None
-        if response.structured is None:
-            return Parsed(answer=None, valid=True, note=NOT_APPLICABLE, extra={"not_applicable": True})
-        if isinstance(masks, dict):
-            masks = [masks.get(str(t)) for t in target["frames"]]
-        if not isinstance(masks, list) or len(masks) != len(target["frames"]):
-            return Parsed(answer=None, valid=False, note="structured masks must give one RLE per frame")
-        given = [m for m in masks if m is not None]
-        try:
-            decoded = decode_rle(given) if given else None
-        except (ValueError, TypeError, OverflowError) as err:
-            return Parsed(answer=None, valid=False, note=f"bad RLE: {err}")
-        size = video_size(doc, target)
-        if decoded is not None and tuple(decoded.shape[1:]) != size:
-            return Parsed(
-                answer=None,
-                valid=False,
-                note=f"masks are {decoded.shape[2]}x{decoded.shape[1]}, the video is {size[1]}x{size[0]}",
-            )
-        return Parsed(answer=masks)
+        return _parse_masks(response, doc)
     if task_type == "grounding":
-        h, w = video_size(doc, target)
-        try:
-            if response.structured is not None:
-                boxes = structured_boxes(response.structured, target["frames"])
-            else:
-                boxes = parse_text_boxes(response.text or "", target["frames"], w, h)
-        except BoxFormatError as err:
-            return Parsed(answer=[[] for _ in target["frames"]], valid=False, note=f"rejected boxes: {err}")
-        return Parsed(answer=boxes)
+        return _parse_boxes(response, doc)
     text = (response.text or "").strip()
     parsed = Parsed(answer=text, valid=bool(text), note=None if text else "empty reply")
     canonical = target.get("canonical") if task_type == "vqa" else None
@@ -94,9 +116,14 @@ def parse(response: Response, doc: dict, judge=None) -> Parsed:
             correct = False
         elif judge is not None:
             correct = judged_correct(judge, doc, text)
+            if correct is None:  # a judge failing never takes a reply out of the accuracy
+                parsed.extra["judge_unclear"] = True
+                parsed.note = "the judge answered neither yes nor no: counted wrong"
+                correct = False
         else:
-            vocab = (doc.get("answer_vocabulary") or {}).get(target.get("kind"), [])
-            correct = rule_correct(text, canonical, target.get("kind", ""), vocab)
+            vocab = doc.get("answer_vocabulary") or {}
+            kind = target.get("kind", "")
+            correct = rule_correct(text, canonical, kind, vocab.get(kind, []), vocab.get("event", []))
         parsed.extra["correct"] = correct
     return parsed
 
@@ -108,18 +135,18 @@ def _mask_stack(masks: list, height: int, width: int) -> np.ndarray:
 def score(parsed: Parsed, target: dict, doc: dict) -> dict:
     """Per-sample J, F, J&F (segmentation), IoU (grounding) or ROUGE-L (text); dataset metrics in aggregate."""
     task_type = doc["task_type"]
+    if task_type in ZERO_DENSE and not parsed.valid:
+        return dict(ZERO_DENSE[task_type])  # the invalid answer: zero, inside the mean
     if task_type == "segmentation":
-        if parsed.extra.get("not_applicable"):
-            return {"J": None, "F": None, "J&F": None}
         h, w = video_size(doc, target)
         gt = _mask_stack(target["masks"], h, w)
-        pred = _mask_stack(parsed.answer, h, w) if parsed.valid else np.zeros_like(gt)
+        pred = _mask_stack(parsed.answer, h, w)
         stats = j_and_f(pred, gt)
         return {"J": float(jaccard(pred, gt).mean()), "F": stats["F_mean"], "J&F": stats["J&F"]}
     if task_type == "grounding":
         h, w = video_size(doc, target)
         gt = raster(target["boxes"], h, w)
-        pred = raster(parsed.answer if parsed.valid else [[] for _ in target["frames"]], h, w)
+        pred = raster(parsed.answer, h, w)
         return {"IoU": float(per_query_iou([pred], [gt])[0])}  # mean per-frame IoU (LISA's per image)
     cand, ref = tokenize_captions([parsed.answer if parsed.valid else "", target["text"]], memo=True)
     out = {"ROUGE-L": rouge_l_per_sample([cand], [[ref]], tokenize=False)[0]}

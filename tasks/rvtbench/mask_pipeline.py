@@ -1,6 +1,6 @@
 """The explicit mask pipeline of `rvtbench_seg_boxes`: a model's boxes -> a registered box-to-mask model -> masks.
 
-RVTBench segmentation needs masks. A text-only model scores "not applicable" on `rvtbench_seg`; on
+RVTBench segmentation needs masks. A text-only model's replies are invalid (J = F = 0) on `rvtbench_seg`; on
 `rvtbench_seg_boxes` it is asked for per-frame boxes (the grounding answer format) and a registered
 box-to-mask model (`rvtbench.box_to_mask.NAME`, a builder part, or "package.module:Factory") turns them into
 masks on the decoded evaluation frames. Nothing happens silently: the pipeline is chosen by the dataset option
@@ -20,7 +20,17 @@ from typing import Any
 
 import numpy as np
 
-from harness.api import DataError, DroppedRow, Parsed, Response, Segment, VideoRef, registry, safe_media_path
+from harness.api import (
+    DataError,
+    DroppedRow,
+    Parsed,
+    Response,
+    Segment,
+    VideoRef,
+    is_unpacked,
+    registry,
+    safe_media_path,
+)
 from metrics import encode_rle
 
 from .boxes import BoxFormatError, parse_text_boxes, structured_boxes
@@ -107,7 +117,11 @@ def boxes_to_masks(doc: dict, boxes: list[list[list[float]]]) -> list[dict]:
     key = json.dumps([pipeline, doc["data_root"], doc["video"], frames, boxes], sort_keys=True)
     if key in _converted:
         return _converted[key]
-    video = safe_media_path(Path(doc["data_root"]), str(doc["video"]), f"doc '{doc.get('id')}'")
+    video = (
+        Path(doc["video"])  # a file of a release archive, unpacked by the harness into its cache
+        if os.path.isabs(str(doc["video"])) and is_unpacked(doc["video"])
+        else safe_media_path(Path(doc["data_root"]), str(doc["video"]), f"doc '{doc.get('id')}'")
+    )
     images = decode_frames(video, frames)
     height, width = int(doc.get("height") or images.shape[1]), int(doc.get("width") or images.shape[2])
     if images.shape[1:3] != (height, width):
@@ -142,7 +156,7 @@ def load(root: Path, split: str, options: dict) -> list[dict]:
 def parse(response: Response, doc: dict) -> Parsed:
     """Native masks are used as they are; otherwise boxes (structured or the text JSON) go through the pipeline.
 
-    Boxes that do not follow the stated format make the answer invalid (scored as an empty mask, logged).
+    Boxes that do not follow the stated format, or none at all, make the answer invalid (J = F = 0, logged).
     """
     pipeline = doc.get("mask_pipeline")
     if not pipeline:
@@ -164,4 +178,6 @@ def parse(response: Response, doc: dict) -> Parsed:
             boxes = parse_text_boxes(response.text or "", frames, width, height)
     except BoxFormatError as err:
         return Parsed(answer=None, valid=False, note=f"rejected boxes: {err}", extra={"mask_source": label})
+    if not any(boxes):  # nothing to turn into masks: the invalid answer, as on rvtbench_seg
+        return Parsed(answer=None, valid=False, note="no boxes in any frame", extra={"mask_source": label})
     return Parsed(answer=boxes_to_masks(doc, boxes), extra={"mask_source": label, "boxes": boxes})

@@ -1,35 +1,40 @@
-"""Reading RVTBench data: the builder's output and the public release. Every layout assumption lives here.
+"""Reading RVTBench data: the builder's output and the public release, as normalised and validated rows.
 
-Builder output (confirmed: we write it): `ROOT/manifest.json` with "builder": "rvtbench" and `ROOT/<split>.jsonl`,
-one normalised sample per line (docs/builders/rvtbench.md).
+Where the data sits under `--data ROOT` is `layout.py`; what a valid row is, `targets.py`. This module turns
+records into rows.
 
-Public release (Zenodo doi:10.5281/zenodo.19697191, HF dataset `yiqingshen/rvtbench`). CONFIRMED from the paper
-and public listings only: each sample is the paper's tuple (video, task type, ground truth, DT, query, categories,
-level); 62 of the 200 videos are DAVIS sequences (folders of JPEG frames), 138 SA-V videos. The schema itself
-could not be read from here, so the loader accepts every layout such a release plausibly has, and refuses
-anything else by name:
-  files     ROOT/rvtbench/** or ROOT/**: *.json (a list of records, {"data"|"samples"|"annotations": [...]},
-            or a dict keyed by sample id), *.jsonl (one record per line), *.parquet (one record per row)
-  video     a path relative to ROOT (or ROOT/rvtbench): a video file or a folder of frames (DAVIS)
+Builder output (confirmed: we write it): `manifest.json` with "builder": "rvtbench" and `<split>.jsonl`, one
+normalised sample per line (docs/builders/rvtbench.md).
+
+Public release (Zenodo doi:10.5281/zenodo.19697191, HF dataset `yiqingshen/rvtbench`, folder `rvtbench/`).
+CONFIRMED from the paper and public listings only: each sample is the paper's tuple (video, task type, ground
+truth, DT, query, categories, level); 62 of the 200 videos are DAVIS sequences (folders of JPEG frames), 138
+SA-V videos; the format is JSON. The schema itself could not be read from here, so the loader accepts every
+layout such a release plausibly has, and refuses anything else by name:
+  files     below the release's rvtbench/ folder (and inside its archives): *.json (a list of records,
+            {"data"|"samples"|"annotations": [...]}, or a dict keyed by sample id), *.jsonl (one record per
+            line), *.parquet (one record per row); a byte-order mark is accepted
+  video     a path (a video file or a folder of frames, DAVIS) resolved as layout.py says
   fields    `FIELD_ALIASES` (first alias present wins) and `OPTIONAL_FIELDS`; any other field is an error
             naming it (add it to `IGNORED_FIELDS` once the real schema is known)
   level     1-4 or "L1".."L4"; categories a list or "a+b" / "a,b"; task type also seg / qa / caption
   answer    segmentation: per frame a COCO RLE, a polygon list [[x1, y1, x2, y2, ...], ...] or a PNG mask path
-            (relative to the record's file, ROOT or ROOT/rvtbench; nonzero = object); grounding: per frame one
-            box [x, y, w, h] or a list of them; vqa / summary: text (or {"text": ...}). Per-frame values come
-            as {frame: value} or {"frames": [...], "masks" | "boxes": [...]}.
-  size      width/height from the record, else the first RLE's size, else probed from the video
+            (located like a video; nonzero = object); grounding: per frame one box [x, y, w, h] or a list of
+            them; vqa / summary: text (or {"text": ...}). Per-frame values come as {frame: value} or
+            {"frames": [...], "masks" | "boxes": [...]}.
+  size      width/height from the record, else probed from the video, else the first RLE's size
+  frames    num_frames from the record, else probed from the video (frames must lie inside it)
   fps       from the record when given (frame folders have no rate of their own), else the core's default
-A record that does not fit (a missing field, a bad value, a duplicate id) is a DroppedRow counted in the
-results; an unexpected field is a schema mismatch and stops the load (DataError naming it), as does a file
-that is not valid JSON.
+A record that does not fit (a missing field, a bad value, a target that cannot be right, a duplicate id) is a
+DroppedRow counted in the results with its reason (targets.py); an unexpected field is a schema mismatch and
+stops the load (DataError naming it), as does a file that is not valid JSON.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 import numpy as np
 from pycocotools import mask as coco_mask
@@ -38,8 +43,11 @@ from harness.api import DataError, DroppedRow, read_jsonl_rows
 from harness.frames import MediaError, probe_video
 from metrics import encode_rle
 
-TASK_TYPES = ("segmentation", "grounding", "vqa", "summary")
-CATEGORIES = ("semantic", "spatial", "temporal")
+from . import targets
+from .layout import Layout, find_layout
+from .targets import RowProblem
+
+TASK_TYPES = targets.TASK_TYPES
 TASK_TYPE_ALIASES = {"seg": "segmentation", "qa": "vqa", "caption": "summary", "ground": "grounding"}
 FIELD_ALIASES = {
     "video": ("video", "video_path", "video_id"),
@@ -49,52 +57,87 @@ FIELD_ALIASES = {
     "level": ("level", "difficulty"),
     "answer": ("answer", "ground_truth", "gt"),
 }
-OPTIONAL_FIELDS = ("id", "width", "height", "fps")
+OPTIONAL_FIELDS = ("id", "width", "height", "fps", "num_frames")
 # Fields a release record may carry that the evaluation does not use (the paper's tuple: the DT J, the
 # reasoning tree); anything not here, in FIELD_ALIASES or in OPTIONAL_FIELDS is refused by name.
-IGNORED_FIELDS = ("dt", "digital_twin", "reasoning_tree", "tree", "tokens", "source", "dataset", "num_frames")
+IGNORED_FIELDS = ("dt", "digital_twin", "reasoning_tree", "tree", "tokens", "source", "dataset")
 _LIST_KEYS = ("data", "samples", "annotations")
+BUILD_REQUIRED = ("id", "video", "task_type", "answer")
 
 
 def load_samples(root: Path, split: str, options: dict) -> list[dict]:
-    """Rows of one task type (options["task_type"]) from a builder folder or a release copy."""
+    """Rows of one task type (options["task_type"]) from a build or a release under `--data ROOT`."""
     task_type = options.get("task_type")
     if root is None:
-        raise ValueError("rvtbench: no dataset folder; pass --data DIR (a build or a copy of the release)")
-    manifest = root / "manifest.json"
-    info = json.loads(manifest.read_text()) if manifest.exists() else {}
-    if info.get("builder") == "rvtbench":
-        path = root / f"{split}.jsonl"
-        if not path.exists():
-            raise ValueError(
-                f"rvtbench: {path} is missing; rebuild with `python -m harness build rvtbench ...`"
-            )
-        rows = [_checked_build_row(r, path, k) for k, r in enumerate(read_jsonl_rows(path, "rvtbench"))]
-        vocab = info.get("answer_vocabulary")  # the DT's answer domain, for `random` and the judge
-        for r in rows:
-            if isinstance(r, DroppedRow) or not isinstance(r.get("answer"), dict):
-                continue
-            if r["task_type"] in ("vqa", "summary") and vocab:
-                r["answer_vocabulary"] = vocab
-            if r["task_type"] == "vqa":
-                r["answer_kind"] = r["answer"].get("kind", "")
-    else:
-        rows = load_release(root)
-    return [r for r in rows if isinstance(r, DroppedRow) or task_type is None or r["task_type"] == task_type]
+        raise DataError("rvtbench: no dataset folder; pass --data DIR (a build or a copy of the release)")
+    layout = find_layout(Path(root))
+    pairs = load_build(layout, split) if layout.kind == "build" else load_release(layout)
+    # A dropped row counts in its own task when its task type is readable, else in every RVTBench task.
+    return [r for kind, r in pairs if task_type is None or kind in (task_type, None)]
 
 
-def _checked_build_row(row: Any, path: Path, k: int) -> Any:
-    """A builder row as it is, or a DroppedRow (counted in results) when it cannot be a sample."""
+def _kind(rec: Any) -> Optional[str]:
+    """The task type a (possibly malformed) record names, or None when it names none."""
+    if not isinstance(rec, dict):
+        return None
+    raw = next((rec[k] for k in FIELD_ALIASES["task_type"] if isinstance(rec.get(k), str)), None)
+    kind = TASK_TYPE_ALIASES.get(raw.strip().lower(), raw.strip().lower()) if raw else None
+    return kind if kind in TASK_TYPES else None
+
+
+def load_build(layout: Layout, split: str) -> list[tuple[Optional[str], Any]]:
+    """(task type, row or DroppedRow) of a build's `<split>.jsonl`: every row validated, its video made
+    relative to ROOT."""
+    path = layout.path / f"{split}.jsonl"
+    if not path.exists():
+        raise DataError(f"rvtbench: {path} is missing; rebuild with `python -m harness build rvtbench ...`")
+    info = json.loads((layout.path / "manifest.json").read_text(encoding="utf-8-sig"))
+    vocab = info.get("answer_vocabulary")  # the DT's answer domain, for `random` and the judge
+    rows = []
+    for k, raw in enumerate(read_jsonl_rows(path, "rvtbench")):
+        row = _checked_build_row(raw, f"rvtbench: {path} row {k}", vocab if isinstance(vocab, dict) else {})
+        if isinstance(row, dict):
+            row["video"] = f"{layout.folder}/{row['video']}" if layout.folder else row["video"]
+            if row["task_type"] in ("vqa", "summary") and vocab:
+                row["answer_vocabulary"] = vocab
+            if row["task_type"] == "vqa":
+                row["answer_kind"] = row["answer"].get("kind", "")
+        rows.append((_kind(raw), row))
+    return rows
+
+
+def _checked_build_row(row: Any, where: str, vocab: dict) -> Any:
+    """A builder row normalised, or a DroppedRow (counted in results) when it cannot be a sample."""
     if isinstance(row, DroppedRow):
         return row
     if not isinstance(row, dict):
-        return DroppedRow("not_a_mapping", f"rvtbench: {path} row {k} is {type(row).__name__}, not an object")
-    missing = [f for f in ("id", "video", "task_type", "answer") if f not in row]
+        return DroppedRow("not_a_mapping", f"{where} is {type(row).__name__}, not an object")
+    where += f" (id {row.get('id')!r})"
+    missing = [f for f in BUILD_REQUIRED if f not in row]
     if missing:
-        return DroppedRow("missing_field", f"rvtbench: {path} row {k} has no {', '.join(missing)}")
-    if row["task_type"] not in TASK_TYPES:
-        return DroppedRow("bad_value", f"rvtbench: {path} row {k}: task type {row['task_type']!r}")
-    return row
+        return DroppedRow("missing_field", f"{where} has no {', '.join(missing)}")
+    try:
+        targets.check_finite(row)
+        if not isinstance(row["id"], str) or not row["id"]:
+            raise RowProblem("bad_value", f"id {row['id']!r}; expected a non-empty string")
+        targets.video_path(row["video"])
+        targets.task_type(row["task_type"])
+        cats = targets.categories(row.get("categories", row.get("category")))
+        out = {
+            **row,
+            "level": targets.level(row.get("level")),
+            "categories": cats,
+            "category": "+".join(cats),
+        }
+        for name, integer in (("fps", False), ("width", True), ("height", True)):
+            targets.positive(row.get(name), name, integer)
+        if row["task_type"] == "grounding" and not (row.get("width") and row.get("height")):
+            raise RowProblem("bad_value", "a grounding row needs width and height")
+        num_frames = targets.positive(row.get("num_frames"), "num_frames", True)
+        targets.check_target(out, num_frames, vocab)
+    except RowProblem as problem:
+        return DroppedRow(problem.reason, f"{where}: {problem}")
+    return out
 
 
 def _records(path: Path) -> list[tuple[str, dict]]:
@@ -106,14 +149,15 @@ def _records(path: Path) -> list[tuple[str, dict]]:
         try:
             import pyarrow.parquet as pq
         except ImportError:
-            raise ValueError(
+            raise DataError(
                 f"rvtbench: {path} is parquet; install pyarrow (pip install 'video-harness[parquet]')"
             ) from None
         return [(f"{path}[{k}]", rec) for k, rec in enumerate(pq.read_table(path).to_pylist())]
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as err:
-        raise DataError(f"rvtbench: {path} is not valid JSON (line {err.lineno}: {err.msg})") from None
+        data = json.loads(path.read_text(encoding="utf-8-sig"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        line = f"line {err.lineno}: {err.msg}" if isinstance(err, json.JSONDecodeError) else str(err)
+        raise DataError(f"rvtbench: {path} is not valid JSON ({line})") from None
     if isinstance(data, dict):
         for key in _LIST_KEYS:
             if isinstance(data.get(key), list):
@@ -128,16 +172,16 @@ def _records(path: Path) -> list[tuple[str, dict]]:
     )
 
 
-def _field(rec: dict, name: str, where: str) -> Any:
+def _field(rec: dict, name: str) -> Any:
     for key in FIELD_ALIASES[name]:
         if key in rec and rec[key] is not None:
             return rec[key]
-    raise ValueError(f"{where}: no '{name}' field (looked for {', '.join(FIELD_ALIASES[name])})")
+    raise RowProblem("missing_field", f"no '{name}' field (looked for {', '.join(FIELD_ALIASES[name])})")
 
 
 def _check_fields(rec: Any, where: str) -> None:
     if not isinstance(rec, dict):
-        raise ValueError(f"{where}: expected a record (a JSON object), got {type(rec).__name__}")
+        raise RowProblem("not_a_mapping", f"expected a record (a JSON object), got {type(rec).__name__}")
     known = (
         {a for aliases in FIELD_ALIASES.values() for a in aliases}
         | set(OPTIONAL_FIELDS)
@@ -153,174 +197,165 @@ def _check_fields(rec: Any, where: str) -> None:
         )
 
 
-def _categories(value: Any, where: str) -> list[str]:
-    items = list(value) if isinstance(value, (list, tuple)) else str(value).replace(",", "+").split("+")
-    cats = sorted({str(c).strip().lower() for c in items if str(c).strip()})
-    if not cats or any(c not in CATEGORIES for c in cats):
-        raise ValueError(f"{where}: categories {value!r}; expected a subset of {', '.join(CATEGORIES)}")
-    return cats
-
-
-def _level(value: Any, where: str) -> int:
-    try:
-        level = int(str(value).upper().lstrip("L"))
-    except ValueError:
-        raise ValueError(f"{where}: level {value!r}; expected 1-4 or L1-L4") from None
-    if level not in (1, 2, 3, 4):
-        raise ValueError(f"{where}: level {value!r}; expected 1-4 or L1-L4")
-    return level
-
-
-def _per_frame(answer: Any, key: str, task_type: str, where: str) -> tuple[list[int], list]:
+def _per_frame(answer: Any, key: str, task_type: str) -> tuple[list, list]:
     per_frame = answer.get(key, answer) if isinstance(answer, dict) else answer
     if isinstance(answer, dict) and "frames" in answer and isinstance(per_frame, list):
-        frames = [int(t) for t in answer["frames"]]
-        if len(frames) != len(per_frame):
-            raise ValueError(f"{where}: {len(frames)} frames but {len(per_frame)} {key}")
-        return frames, list(per_frame)
+        frames = answer["frames"]
+        if not isinstance(frames, list) or len(frames) != len(per_frame):
+            raise RowProblem("bad_target", f"{task_type} answer: 'frames' and '{key}' differ in length")
+        return list(frames), list(per_frame)
     if isinstance(per_frame, dict) and per_frame and not ("size" in per_frame and "counts" in per_frame):
         try:
             frames = sorted(int(k) for k in per_frame)
         except ValueError:
-            raise ValueError(f"{where}: {task_type} answer keys must be frame numbers") from None
+            raise RowProblem("bad_target", f"{task_type} answer keys must be frame numbers") from None
         return frames, [per_frame[str(t)] if str(t) in per_frame else per_frame[t] for t in frames]
-    raise ValueError(f"{where}: {task_type} answer must map frame -> {key} (or give 'frames' and '{key}')")
+    raise RowProblem(
+        "bad_target", f"{task_type} answer must map frame -> {key} (or give 'frames' and '{key}')"
+    )
 
 
-def _mask_rle(value: Any, size: tuple[int, int] | None, dirs: list[Path], where: str) -> dict:
+def _mask_rle(value: Any, size: Optional[tuple[int, int]], layout: Layout, near: Path) -> dict:
     """One frame's mask as a COCO RLE with str counts: from RLE, a polygon list or a PNG mask file."""
+    if value is None:
+        raise RowProblem("bad_target", "the mask is null")
     if isinstance(value, dict) and "size" in value and "counts" in value:
         counts = value["counts"]
-        if isinstance(counts, list):
+        try:
             h, w = (int(v) for v in value["size"])
-            value = coco_mask.frPyObjects({"size": [h, w], "counts": counts}, h, w)
-            counts = value["counts"]
+            if isinstance(counts, list):
+                counts = coco_mask.frPyObjects({"size": [h, w], "counts": counts}, h, w)["counts"]
+        except (TypeError, ValueError, OverflowError) as err:
+            raise RowProblem("bad_target", f"the mask is not a COCO RLE ({err})") from None
         text = counts.decode("ascii") if isinstance(counts, bytes) else str(counts)
-        return {"size": [int(v) for v in value["size"]], "counts": text}
+        return {"size": [h, w], "counts": text}
     if isinstance(value, str) and value.lower().endswith(".png"):
         import cv2
 
-        path = next((d / value for d in dirs if (d / value).is_file()), None)
-        if path is None:
-            raise ValueError(f"{where}: PNG mask '{value}' not found (looked in {', '.join(map(str, dirs))})")
-        img = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
+        path = layout.locate(value, near)
+        img = cv2.imread(str(path), cv2.IMREAD_UNCHANGED) if path is not None and path.is_file() else None
         if img is None:
-            raise ValueError(f"{where}: PNG mask {path} cannot be read")
-        mask = img.any(axis=2) if img.ndim == 3 else img != 0
-        return encode_rle(mask)[0]
+            raise RowProblem("bad_target", f"PNG mask '{value}' not found or unreadable")
+        return encode_rle(img.any(axis=2) if img.ndim == 3 else img != 0)[0]
     if isinstance(value, list) and (not value or isinstance(value[0], (list, tuple))):
         if size is None:
-            raise ValueError(
-                f"{where}: a polygon mask needs the frame size: give width/height or a readable video"
+            raise RowProblem(
+                "bad_value", "a polygon mask needs the frame size: give width/height or a readable video"
             )
-        polys = [[float(v) for v in poly] for poly in value if len(poly) >= 6]
+        try:
+            polys = [[float(v) for v in poly] for poly in value if len(poly) >= 6]
+        except (TypeError, ValueError):
+            raise RowProblem("bad_target", "a polygon holds something that is not a number") from None
         if not polys:
             return encode_rle(np.zeros(size, bool))[0]
         rle = coco_mask.merge(coco_mask.frPyObjects(polys, size[0], size[1]))
         return {"size": [int(v) for v in rle["size"]], "counts": rle["counts"].decode("ascii")}
-    raise ValueError(
-        f"{where}: mask must be a COCO RLE, a polygon list or a PNG path, got {type(value).__name__}"
+    raise RowProblem(
+        "bad_target", f"a mask must be a COCO RLE, a polygon list or a PNG path, got {type(value).__name__}"
     )
 
 
-def _boxes(values: list, where: str) -> list[list[list[float]]]:
-    out = []
-    for t, v in enumerate(values):
-        per = [v] if v and not isinstance(v[0], (list, tuple)) else list(v or [])
-        for b in per:
-            if len(b) != 4 or any(not isinstance(x, (int, float)) for x in b) or b[2] < 0 or b[3] < 0:
-                raise ValueError(f"{where}: frame {t}: box {b!r}; expected [x, y, w, h] with w, h >= 0")
-        out.append([[float(x) for x in b] for b in per])
-    return out
+def _boxes(values: list) -> list:
+    """Per frame a list of boxes (one box [x, y, w, h] becomes a list of one; checked in targets.py)."""
+    return [[v] if isinstance(v, list) and v and not isinstance(v[0], list) else (v or []) for v in values]
 
 
-def _size_of(rec: dict, answer: Any, video: Path, fps: float | None, where: str) -> tuple[int, int] | None:
-    if rec.get("height") and rec.get("width"):
-        return int(rec["height"]), int(rec["width"])
-    values = answer.get("masks", answer) if isinstance(answer, dict) else None
-    first = next(iter(values.values()), None) if isinstance(values, dict) else None
-    if isinstance(first, dict) and "size" in first:
-        return tuple(int(v) for v in first["size"])
-    try:
-        info = probe_video(video, fps)
-    except MediaError:
-        return None  # the unreadable video is the sample's counted media error when it is decoded
-    return info.height, info.width
+class _Probe:
+    """(height, width, num_frames) of each video, probed once per load; None when unreadable."""
+
+    def __init__(self):
+        self.seen: dict[str, Optional[tuple[int, int, int]]] = {}
+
+    def __call__(self, video: Optional[Path], fps: Optional[float]) -> Optional[tuple[int, int, int]]:
+        if video is None:
+            return None
+        key = f"{video}|{fps}"
+        if key not in self.seen:
+            try:
+                info = probe_video(video, fps)
+                self.seen[key] = (info.height, info.width, info.num_frames)
+            except MediaError:
+                self.seen[key] = None  # the unreadable video is the sample's counted media error when decoded
+        return self.seen[key]
 
 
-def _row(rec: dict, where: str, root: Path, base: Path, file_dir: Path) -> dict:
+def _row(rec: Any, where: str, layout: Layout, near: Path, probe: _Probe) -> dict:
+    """One release record as a normalised row; RowProblem (a counted drop) when it cannot be a sample."""
     _check_fields(rec, where)
-    raw_type = str(_field(rec, "task_type", where)).strip().lower()
-    task_type = TASK_TYPE_ALIASES.get(raw_type, raw_type)
-    if task_type not in TASK_TYPES:
-        raise ValueError(f"{where}: task type {raw_type!r}; expected one of {', '.join(TASK_TYPES)}")
-    video = str(_field(rec, "video", where))
-    if base != root and not (root / video).exists() and (base / video).exists():
-        video = str(Path(base.relative_to(root)) / video)
-    fps = float(rec["fps"]) if rec.get("fps") else None
-    answer = _field(rec, "answer", where)
-    cats = _categories(_field(rec, "categories", where), where)
+    targets.check_finite(rec)
+    raw_type = str(_field(rec, "task_type")).strip().lower()
+    kind = targets.task_type(TASK_TYPE_ALIASES.get(raw_type, raw_type))
+    video = targets.video_path(_field(rec, "video"))
+    fps = targets.positive(rec.get("fps"), "fps", integer=False)
+    for name in ("width", "height", "num_frames"):
+        targets.positive(rec.get(name), name, integer=True)
+    cats = targets.categories(_field(rec, "categories"))
     row = {
-        "id": str(rec.get("id") or where),
-        "video": video,
-        "task_type": task_type,
-        "query": str(_field(rec, "query", where)),
+        "id": str(rec["id"]) if rec.get("id") is not None else where,
+        "video": layout.media_path(video, near),
+        "task_type": kind,
+        "query": str(_field(rec, "query")),
         "categories": cats,
         "category": "+".join(cats),
-        "level": _level(_field(rec, "level", where), where),
-        "width": None,
-        "height": None,
+        "level": targets.level(_field(rec, "level")),
+        "width": rec.get("width"),
+        "height": rec.get("height"),
     }
     if fps:
         row["fps"] = fps
-    if task_type in ("vqa", "summary"):
+    answer = _field(rec, "answer")
+    if kind in ("vqa", "summary"):
         text = answer.get("text") if isinstance(answer, dict) else answer
-        if not isinstance(text, str):
-            raise ValueError(f"{where}: {task_type} answer must be text")
         row["answer"] = {"text": text}
-        row["width"], row["height"] = rec.get("width"), rec.get("height")
+        targets.check_target(row, None)
         return row
-    size = _size_of(rec, answer, root / video, fps, where)
-    row["height"], row["width"] = size if size else (None, None)
-    key = "masks" if task_type == "segmentation" else "boxes"
-    frames, values = _per_frame(answer, key, task_type, where)
+    known = row["width"] and row["height"] and rec.get("num_frames")
+    info = None if known else probe(layout.locate(video, near), fps)
+    if not (row["width"] and row["height"]) and info is not None:
+        row["height"], row["width"] = info[0], info[1]
+    num_frames = rec.get("num_frames") or (info[2] if info is not None else None)
+    size = (row["height"], row["width"]) if row["width"] and row["height"] else None
+    key = "masks" if kind == "segmentation" else "boxes"
+    frames, values = _per_frame(answer, key, kind)
     if key == "masks":
-        dirs = [file_dir, base, root]
-        values = [_mask_rle(v, size, dirs, f"{where} frame {t}") for t, v in zip(frames, values, strict=True)]
+        values = [_frame_mask(v, t, size, layout, near) for t, v in zip(frames, values, strict=True)]
+        if size is None and values:
+            row["height"], row["width"] = values[0]["size"]
     else:
-        values = _boxes(values, where)
+        values = _boxes(values)
     row["answer"] = {"frames": frames, key: values}
+    targets.check_target(row, num_frames)
     return row
 
 
-def load_release(root: Path) -> list[dict]:
-    """Normalised rows from a release copy; a record that does not fit raises naming its file and index."""
-    base = root / "rvtbench" if (root / "rvtbench").is_dir() else root
-    files = sorted(
-        p for p in base.rglob("*") if p.suffix.lower() in (".json", ".jsonl", ".parquet") and p.is_file()
-    )
-    if not files:
-        raise ValueError(
-            f"rvtbench: no .json/.jsonl/.parquet files under {base}; expected a build (manifest.json) or the release"
-        )
+def _frame_mask(value: Any, t: Any, size: Optional[tuple[int, int]], layout: Layout, near: Path) -> dict:
+    try:
+        return _mask_rle(value, size, layout, near)
+    except RowProblem as problem:
+        raise RowProblem(problem.reason, f"frame {t}: {problem}") from None
+
+
+def load_release(layout: Layout) -> list[tuple[Optional[str], Any]]:
+    """(task type, row or DroppedRow) of every release record; a record that does not fit is a DroppedRow
+    naming its file and index."""
     rows: list = []
     seen: set[str] = set()
-    for path in files:
+    probe = _Probe()
+    for path in layout.record_files():
         for where, rec in _records(path):
-            short = where.replace(str(root) + "/", "")
+            short = where.replace(str(layout.root) + "/", "")
             if isinstance(rec, DroppedRow):
-                rows.append(rec)
+                rows.append((None, rec))
                 continue
             try:
-                row = _row(rec, short, root, base, path.parent)
+                row = _row(rec, short, layout, path.parent, probe)
+            except RowProblem as problem:
+                row = DroppedRow(problem.reason, f"rvtbench: {short}: {problem}")
             except (ValueError, TypeError, KeyError, AttributeError) as err:  # one bad record is counted
-                rows.append(DroppedRow("malformed_row", f"rvtbench: {err}"))
-                continue
-            if row["id"] in seen:
-                rows.append(
-                    DroppedRow("duplicate_id", f"rvtbench: {short}: duplicate sample id {row['id']!r}")
-                )
-                continue
-            seen.add(row["id"])
-            rows.append(row)
+                row = DroppedRow("malformed_row", f"rvtbench: {short}: {err}")
+            else:
+                if row["id"] in seen:
+                    row = DroppedRow("duplicate_id", f"rvtbench: {short}: duplicate sample id {row['id']!r}")
+                seen.add(str(row["id"]) if isinstance(row, dict) else "")
+            rows.append((_kind(rec), row))
     return rows

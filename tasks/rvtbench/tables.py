@@ -7,7 +7,9 @@ AP@50 (pycocotools over every frame's boxes), BLEU-4 and CIDEr-D (document frequ
 CIDEr-D on pycocoevalcap's own scale, 10 = perfect). Captions are PTB-tokenized once per task (the references
 in one batch, the candidates in another, as COCOEvalCap) by the active tokenizer, recorded as "tokenizer".
 BERTScore runs when a scoring model is configured (HARNESS_BERTSCORE_MODEL), else it is reported as not computed.
-Segmentation cells count the masks per source (`mask_sources`: "model", a box-to-mask pipeline, or none).
+Invalid answers (no usable masks or boxes) are inside every cell: J = F = 0, IoU 0 on each of their frames
+(`n_invalid` counts them). Segmentation cells count the masks per source (`mask_sources`: "model", a
+box-to-mask pipeline, or "none (invalid answer)").
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ import math
 
 import numpy as np
 
-from metrics import BertScoreUnavailable, ap50, bertscore, bleu4, cider_d, ciou, giou, rouge_l
+from metrics import BertScoreUnavailable, ap50, bertscore, bleu4, cider_d, rouge_l
+from metrics.grounding import ciou_from_counts, frame_areas, frame_iou
 from metrics.ptb_java import active_tokenizer, tokenize_captions
 
 from .hooks import raster, video_size
@@ -43,37 +46,38 @@ def _num(x: float) -> float | None:
 
 
 def _segmentation(rows: list[dict]) -> dict:
-    scored = [r for r in rows if (r.get("scores") or {}).get("J&F") is not None]
-    out = {
-        name: _num(np.mean([r["scores"][name] for r in scored])) if scored else None
-        for name in ("J", "F", "J&F")
-    }
-    out["n_not_applicable"] = len(rows) - len(scored)
+    """Mean J, F, J&F over every scored row (invalid answers score 0), the invalid count, masks per source."""
+    out = {name: _num(np.mean([r["scores"][name] for r in rows])) for name in ("J", "F", "J&F")}
+    out["n_invalid"] = sum(1 for r in rows if not r["parsed"]["valid"])
     sources: dict[str, int] = {}
-    for r in rows:  # which pipeline made the masks: "model", a box-to-mask pipeline, or none
+    for r in rows:  # which pipeline made the masks: "model", a box-to-mask pipeline, or none (invalid answer)
         extra = r["parsed"].get("extra") or {}
-        source = "none (not applicable)" if extra.get("not_applicable") else extra.get("mask_source", "model")
+        source = extra.get("mask_source", "model") if r["parsed"]["valid"] else "none (invalid answer)"
         sources[source] = sources.get(source, 0) + 1
     out["mask_sources"] = dict(sorted(sources.items()))
     return out
 
 
 def _grounding(rows: list[dict]) -> dict:
-    preds, gts, det_preds, det_gts = [], [], [], []
+    """cIoU, gIoU (LISA) and AP@50 of one cell; an invalid answer has IoU 0 on every frame (no frame scores 1)."""
+    inters, unions, ious, det_preds, det_gts = [], [], [], [], []
     for n, r in enumerate(rows):
-        doc, target = r["doc"], r["target"]
+        doc, target, valid = r["doc"], r["target"], r["parsed"]["valid"]
         h, w = video_size(doc, target)
-        answer = r["parsed"]["answer"] if r["parsed"]["valid"] else [[] for _ in target["frames"]]
-        preds.append(raster(answer, h, w))
-        gts.append(raster(target["boxes"], h, w))
+        answer = r["parsed"]["answer"] if valid else [[] for _ in target["frames"]]
+        ((inter, union),) = frame_areas([raster(answer, h, w)], [raster(target["boxes"], h, w)])
+        inters.append(inter)
+        unions.append(union)
+        ious.append(frame_iou(inter, union) if valid else np.zeros(len(inter)))
         for t in range(len(target["frames"])):
             image = n * 10000 + t
             det_gts += [{"image_id": image, "bbox": b} for b in target["boxes"][t]]
             det_preds += [{"image_id": image, "bbox": b, "score": 1.0} for b in answer[t]]
     return {
-        "cIoU": _num(ciou(preds, gts)) if rows else None,
-        "gIoU": _num(giou(preds, gts)) if rows else None,
+        "cIoU": _num(ciou_from_counts(np.concatenate(inters), np.concatenate(unions))) if rows else None,
+        "gIoU": _num(float(np.concatenate(ious).mean())) if rows else None,
         "AP@50": _num(ap50(det_preds, det_gts)) if det_gts else None,
+        "n_invalid": sum(1 for r in rows if not r["parsed"]["valid"]),
     }
 
 

@@ -13,3 +13,8 @@ def register_tasks(register):
 @hookimpl
 def register_models(register):
     register("counting", "harness_colors.models:CountingModel", "test model: oracle answers, logged calls")
+
+
+@hookimpl
+def register_commands(register):
+    register("colors-data", "harness_colors.commands:main", "write the colors test dataset", usage="colors-data OUT")

@@ -1,10 +1,12 @@
-"""Facts of the real checkpoints' published non-weight files, kept as data (one definition of each fact).
+"""Facts of the real checkpoints' published non-weight files, kept as test data (one definition of each fact).
 
 Read through the stored hub pages (config.json, processor / preprocessor / video-processor configs,
 chat templates, added_tokens.json, generation_config.json) and the authors' inference code. The tiny test
-checkpoints (`models/hf/tiny.py`) are built from these facts with only the sizes shrunk, and the token
-budgets (`models/hf/budget.py`) are computed from them. docs/models.md ("Published files and the tiny
-mirrors") says per checkpoint which files were found in the stored pages and which were not.
+checkpoints (`tests/tiny_mirrors.py`) are built from these facts with only the sizes shrunk, and the tests
+check the token budgets (`models/hf/budget.py`) against them. The adapters read none of this: they read the
+real checkpoint's own files (the one constant table they need, qwen-vl-utils', is `models.hf.recipes.
+QWEN_VL_UTILS`). docs/models.md ("Published files and the tiny mirrors") says per checkpoint which files
+were found in the stored pages and which were not.
 
 Nothing here is guessed: a fact whose file was not found is left out (None), and the tiny checkpoint then
 keeps the project's own value for it, which docs/models.md names.
@@ -153,17 +155,4 @@ FAMILIES: dict[str, dict] = {
         "generation_config": None,
         "chat_template": None,  # chat_template.jinja listed (481 B) but its content is not stored
     },
-}
-
-# --------------------------------------------------------------------------- qwen-vl-utils constants
-# qwen-vl-utils vision_process.py (Qwen2-VL / Qwen2.5-VL reference sampler and resizer).
-QWEN_VL_UTILS = {
-    "IMAGE_FACTOR": 28,
-    "VIDEO_MIN_PIXELS": 128 * 28 * 28,
-    "VIDEO_MAX_PIXELS": 768 * 28 * 28,
-    "FRAME_FACTOR": 2,
-    "FPS": 2.0,
-    "FPS_MIN_FRAMES": 4,
-    "FPS_MAX_FRAMES": 768,
-    "MODEL_SEQ_LEN": 128000,  # VIDEO_TOTAL_PIXELS = MODEL_SEQ_LEN * 28 * 28 * 0.9
 }

@@ -2,7 +2,7 @@
 
 Each builder writes a complete checkpoint folder (config, weights, tokenizer, image/video processors, chat
 template) that loads back with `from_pretrained` under HF_HUB_OFFLINE=1. Everything the published files say
-is kept (`models/hf/published.py`): special-token ids and vocabulary size, patch sizes, pooling, feature
+is kept (`tests/published_facts.py`): special-token ids and vocabulary size, patch sizes, pooling, feature
 layers, context length, chat template, generation config. Only sizes are shrunk for speed: hidden sizes and
 layer counts, and the image side of the fixed-resolution encoders (LLaVA 56 px instead of 384 / 336,
 InternVL 56 px instead of 448, patch size kept, so per-frame token counts shrink by the same rule). Where a
@@ -16,7 +16,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from models.hf import published
+import published_facts as published
 
 _CORPUS_WORDS = (
     "the a an of to in is are was what which how many color colour red green blue yellow gray brown purple cyan "

@@ -1,0 +1,74 @@
+"""The core's subcommands, registered through `register_commands` exactly as a plugin registers its own.
+
+One call per command: its name, the module under harness/cli/ whose `main(args)` runs it (imported only when
+the command runs), a one-line description and the usage line `python -m harness` prints with no arguments.
+"""
+
+from __future__ import annotations
+
+from harness.hookspecs import KINDS, hookimpl
+
+#: what `ls` lists: each registry kind, or the plugins themselves
+LS_WORDS = (*(kind.plural for kind in KINDS), "plugins")
+
+
+@hookimpl
+def register_commands(register):
+    """The core's subcommands."""
+    register(
+        "run",
+        "harness.cli.run_cmd:main",
+        "evaluate a model on tasks (the default when the first word is a flag)",
+        usage="[--verbosity LEVEL] --tasks A,B --model NAME [flags]   (see --help)",
+    )
+    register(
+        "ls",
+        "harness.cli.ls_cmd:main",
+        "list what the plugins registered, one kind at a time (see ls --help), or the plugins themselves",
+        usage="ls " + "|".join(LS_WORDS),
+    )
+    register(
+        "build",
+        "harness.cli.build_cmd:main",
+        "build a benchmark dataset from a seed (cyclist, tempcloze, rvtbench)",
+        usage="build NAME [builder flags]",
+    )
+    register(
+        "diagnose", "harness.cli.diagnose_cmd:main", "check a built dataset folder", usage="diagnose NAME DIR"
+    )
+    register(
+        "demo",
+        "harness.cli.demo_cmd:main",
+        "build a tiny demo dataset and run it end to end",
+        usage="demo --out DIR",
+    )
+    register(
+        "report",
+        "harness.cli.report_cmd:main",
+        "tables and plots from results files",
+        usage="report RESULTS... --out DIR",
+    )
+    register(
+        "compare",
+        "harness.cli.compare_cmd:main",
+        "compare two results files (fails on regressions beyond noise)",
+        usage="compare BASE NEW",
+    )
+    register(
+        "leaderboard",
+        "harness.cli.leaderboard_cmd:main",
+        "one table from many results files",
+        usage="leaderboard RESULTS... --out FILE",
+    )
+    register(
+        "judge-calibrate",
+        "harness.cli.judge_cmd:main",
+        "a judge's agreement with a task's calibration sets",
+        usage="judge-calibrate --judge NAME --task TASK",
+    )
+    register(
+        "import",
+        "harness.cli.import_cmd:main",
+        "score another tool's per-item outputs as a run of the harness (import NAME: an importer)",
+        usage="import NAME FILE... --out DIR",
+    )
