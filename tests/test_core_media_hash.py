@@ -57,7 +57,7 @@ def test_a_rerun_reads_no_video_to_key_its_requests(tmp_path, colors_root, with_
     _forbid_reading(monkeypatch)
     again = run(cfg, load_plugins())
     assert again.stats == {"cache_hits": 24, "generated": 0, "clips_loaded": 0}
-    assert again.results["results"]["colors_qa"]["metrics"] == first.results["results"]["colors_qa"]["metrics"]
+    assert again.results["task_results"]["colors_qa"]["metrics"] == first.results["task_results"]["colors_qa"]["metrics"]
 
 
 def test_a_changed_or_damaged_entry_is_hashed_again(tmp_path, colors_root, fresh_memo, monkeypatch):

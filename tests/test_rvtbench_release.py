@@ -110,7 +110,7 @@ def test_davis_frame_folder_runs_through_rvtbench_seg(davis, tmp_path):
             cache_dir=str(tmp_path / "c"),
         )
     )
-    res = out.results["results"]["rvtbench_seg"]
+    res = out.results["task_results"]["rvtbench_seg"]
     assert res["n_samples"] == 1 and res["metrics"]["J&F"]["value"] == 1.0
     sample = json.loads(out.samples_paths["rvtbench_seg"].read_text().splitlines()[0])
     (media,) = sample["media"]  # the oracle declares a one-frame budget
