@@ -1,10 +1,12 @@
 """The evaluator: tasks x one model -> per-sample records -> aggregated results, with caches and resume.
 
-One sample's path: doc -> messages (video refs) -> response-cache key (no decoding needed) -> on a miss,
-frames decoded through the frame cache and fitted to the model's capabilities -> model.generate, batched
-(harness.engine.generation: decoding ahead, requests in flight, each answer cached on arrival) -> parsed and
-scored by the task. Per-sample problems become counted errors, never a crash
-(unless strict). Samples are sharded across data-parallel ranks and gathered on rank 0.
+One sample's path (harness.engine.sample.Instance): doc -> its one Request (video refs, paths resolved, the
+frame budget applied; the effective frame spec and decoder identity computed once per task and clip count) ->
+response-cache key (no decoding needed) -> on a miss, frames decoded through the frame cache into a copy of the
+request, fitted to the model's capabilities -> model.generate, batched (harness.engine.generation: decoding
+ahead, requests in flight, each answer cached on arrival) -> parsed and scored by the task into its
+SampleRecord. Per-sample problems become counted errors, never a crash (unless strict). Samples are sharded
+across data-parallel ranks and gathered on rank 0.
 """
 
 from __future__ import annotations
