@@ -9,11 +9,11 @@ import shutil
 
 import pytest
 
-from harness.cache import content_hash as media_hash
+from harness.api import media_identity
 from harness.cache import hash_index
 from harness.config.run import RunConfig
-from harness.data.media import media_identity
 from harness.engine.runner import run
+from harness.frames import content_hash as media_hash
 from harness.frames import loader, probe
 from harness.plugins.loading import load_plugins
 

@@ -16,8 +16,9 @@ import numpy as np
 import pytest
 
 from conftest import PLUGIN_PKG, harness_env, run_harness
+from harness.api import media_identity
 from harness.config.run import RunConfig
-from harness.data.media import ALLOW_SYMLINKS_ENV, MediaPathError, VideoRef, media_identity, safe_media_path
+from harness.data.media import ALLOW_SYMLINKS_ENV, MediaPathError, VideoRef, safe_media_path
 from harness.engine.runner import run
 from harness.errors import ConfigError
 from harness.frames import FrameSpec, MediaError, load_clip
@@ -91,7 +92,7 @@ def test_any_oserror_reading_a_video_is_a_counted_media_error(tmp_path, colors_r
 
     import av
 
-    from harness.cache import content_hash as media_hash
+    from harness.frames import content_hash as media_hash
 
     video = tmp_path / "v.mp4"
     shutil.copy(colors_root / "colors" / "videos" / "test_000.mp4", video)

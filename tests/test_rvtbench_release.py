@@ -11,8 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
-from harness.api import DataError, DroppedRow
-from harness.data.media import VideoRef, media_identity
+from harness.api import DataError, DroppedRow, VideoRef, media_identity
 from harness.frames import FrameSpec, load_clip, probe_video
 from harness.frames.cache import FrameCache
 from metrics import decode_rle

@@ -10,7 +10,7 @@ from typing import Any, Optional
 
 from harness import __version__
 from harness.data.task import Task
-from harness.engine.evaluator import score_record
+from harness.engine.evaluator import rescore_record
 from harness.engine.runner import RunOutcome, build_task, lmms_output_path
 from harness.engine.seeding import Seeds, rescore_in_order
 from harness.plugins.loading import PluginState, load_plugins
@@ -107,7 +107,7 @@ def rescore(
     results["config"].update(seeds.to_config())  # the seeds this rescore set (a file of schema 1 may lack them)
     for t in tasks:
         t.bind_run((), lmms_output_path(output_path, None))
-    rescore_in_order(tasks, per_task, score_record, seeds)
+    rescore_in_order(tasks, per_task, rescore_record, seeds)
     for t in tasks:
         before = (original or {}).get("task_results", {}).get(t.name) or {}
         dropped = [

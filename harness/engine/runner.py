@@ -18,12 +18,14 @@ from harness.contract.model import Model
 from harness.data.lmms_task import LmmsTask
 from harness.data.task import Parsed, Task
 from harness.engine import distributed
-from harness.engine.evaluator import Evaluator, Instance, score_record
+from harness.engine.evaluator import Evaluator, rescore_sample, score_sample
 from harness.engine.fitting import per_clip_budget
 from harness.engine.judging import RULE_JUDGE, JudgeClient
 from harness.engine.model_loading import judge_entry, load_judge, load_model
+from harness.engine.sample import Instance, SampleRecord
 from harness.engine.seeding import Seeds, rescore_in_order, score_in_order, seed_generators
 from harness.errors import ConfigError, UnknownNameError
+from harness.frames.spec import FrameSpec
 from harness.plugins.loading import PluginState, load_plugins
 from harness.plugins.references import hook_file, load_hook
 from harness.plugins.task_imports import check_task_imports
@@ -263,19 +265,21 @@ def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
             evaluator.judge = judge
         mine = distributed.shard(instances, rank, world, _video_of)  # a video's samples on one rank
         evaluator.run_instances(mine)
-        records = score_in_order(mine, evaluator.record, lambda t, r: score_record(t, r, judge), seeds)
+        records = score_in_order(mine, evaluator.record, lambda t, r: score_sample(t, r, judge), seeds)
     finally:
         model.close()
     gathered = distributed.gather_to_rank0(records)
     if gathered is None:
         return RunOutcome(results=None, stats=evaluator.stats)
     by_index = sorted((pair for part in gathered for pair in part), key=lambda p: p[0])
-    per_task: dict[str, list[dict]] = {t.name: [] for t in tasks}
+    scored: dict[str, list[SampleRecord]] = {t.name: [] for t in tasks}
     for _, rec in by_index:
-        per_task[rec["task"]].append(rec)
+        scored[rec.task].append(rec)
     if world > 1:  # ranks scored interleaved shards: score again in doc order, as one process does
-        rescore_in_order(tasks, per_task, lambda t, r: score_record(t, r, judge), seeds)
-    results = assemble_results(cfg, model, model_name, tasks, groups, per_task, judge, world, loaded)
+        rescore_in_order(tasks, scored, lambda t, r: rescore_sample(t, r, judge), seeds)
+    frames = {t.name: effective_frame_spec(t, scored[t.name], cfg, model) for t in tasks}
+    per_task = {name: [rec.to_json() for rec in recs] for name, recs in scored.items()}  # the samples' lines
+    results = assemble_results(cfg, model, model_name, tasks, groups, per_task, judge, world, loaded, frames)
     mark_completeness(results, cfg.max_error_rate)
     for t in tasks:
         reason = unreturned_metrics(t, per_task[t.name])
@@ -299,12 +303,23 @@ def _video_of(inst: Instance) -> Optional[str]:
     return value if isinstance(value, str) else None
 
 
+def effective_frame_spec(task: Task, records: list[SampleRecord], cfg: RunConfig, model: Model) -> FrameSpec:
+    """The frame spec a task's samples were decoded under: the one its first built sample recorded (the task's
+    spec under the model's per-clip budget, harness.engine.evaluator.Evaluator.sample_frames); with no built
+    sample, the task's spec under the budget of one clip."""
+    for rec in records:
+        if rec.frames is not None:
+            return rec.frames
+    return (cfg.frames or task.config.frames).capped(per_clip_budget(model.capabilities, 1))
+
+
 def assemble_results(
-    cfg, model, model_name, tasks, groups, per_task, judge, world, loaded=None
+    cfg, model, model_name, tasks, groups, per_task, judge, world, loaded=None, frames=None
 ) -> dict[str, Any]:
     """The results dict (see harness/results/schemas/results.schema.json); `loaded`: task -> (rows the loader
-    gave, rows it dropped)."""
+    gave, rows it dropped); `frames`: task -> its effective frame spec (`effective_frame_spec`)."""
     loaded = loaded or {}
+    frames = frames or {}
     task_results = {
         t.name: aggregate_task(t, per_task[t.name], cfg.seed, *loaded.get(t.name, (None, None)))
         for t in tasks
@@ -312,11 +327,7 @@ def assemble_results(
     task_cfgs = {}
     for t in tasks:
         spec = cfg.frames or t.config.frames
-        n_videos = 1
-        recs = per_task[t.name]
-        if recs and recs[0]["media"]:
-            n_videos = len(recs[0]["media"])
-        eff = spec.capped(per_clip_budget(model.capabilities, n_videos))
+        eff = frames[t.name] if t.name in frames else effective_frame_spec(t, [], cfg, model)
         task_cfgs[t.name] = {
             "version": t.config.version,
             "plugin": t.plugin,
