@@ -8,13 +8,18 @@ TORCH_SPEC ?= torch==2.14.1 torchvision==0.29.1
 DEMO_OUT ?= demo_out
 # Peers' environments (docs/frames.md, docs/plugins.md): the decoder tests run again under the oldest PyAV the
 # core declares and, with the `lmms` extra (lmms-eval 0.7.3, which caps PyAV below 16), in lmms-eval's own
-# environment, where the lmms-eval comparisons run too. Each is a --target folder put first on PYTHONPATH in
-# front of the main venv, installed once and kept until setup.cfg changes.
+# environment, where the lmms-eval comparisons run too; lm-eval's own readers read our results files. Each is
+# a --target folder put first on PYTHONPATH in front of the main venv, installed once and kept until setup.cfg changes.
 PEERS := $(VENV)/peers
 AV_OLDEST ?= 12.0.0
 DECODER_TESTS := tests/test_frames_decode.py tests/test_frames_writer.py tests/test_frames_cache.py tests/test_frames_sampler.py
 LMMS_TESTS := tests/test_lmms_eval_tasks.py tests/test_lmms_port.py tests/test_lmms_conventions.py
 PEER_PYTEST := $(PY) -m pytest -q -p no:cacheprovider
+# lm-eval's own readers of results files (utils.make_table, the tracker's file-name helpers) for the results
+# schema test; they need only these of lm-eval's dependencies (the rest, torch and transformers, come from the venv)
+LM_EVAL_PEER := lm-eval==0.4.13 pytablewriter DataProperty mbstrdecoder pathvalidate tabledata tcolorpy typepy \
+	chardet python-dateutil pytz
+LM_EVAL_TESTS := tests/test_lm_eval_results.py
 
 .PHONY: setup-core setup setup-peers demo test test-peers lint bench clean
 
@@ -43,9 +48,14 @@ $(PEERS)/lmms/.done: $(VENV)/.all setup.cfg
 	$(PY) -m pip install -q --no-deps --only-binary=:all: --target $(@D) -r $(PEERS)/lmms-requirements.txt
 	touch $@
 
+$(PEERS)/lm-eval/.done: $(VENV)/.core Makefile
+	rm -rf $(@D)
+	$(PY) -m pip install -q --no-deps --only-binary=:all: --target $(@D) $(LM_EVAL_PEER)
+	touch $@
+
 setup-core: $(VENV)/.core
 setup: $(VENV)/.all
-setup-peers: $(PEERS)/av-oldest/.done $(PEERS)/lmms/.done
+setup-peers: $(PEERS)/av-oldest/.done $(PEERS)/lmms/.done $(PEERS)/lm-eval/.done
 
 demo: setup-core
 	$(PY) -m harness demo --out $(DEMO_OUT)
@@ -68,6 +78,7 @@ test: setup
 test-peers: setup setup-peers
 	PYTHONPATH=$(PEERS)/av-oldest $(PEER_PYTEST) $(DECODER_TESTS)
 	PYTHONPATH=$(PEERS)/lmms $(PEER_PYTEST) $(DECODER_TESTS) $(LMMS_TESTS)
+	PYTHONPATH=$(PEERS)/lm-eval $(PEER_PYTEST) $(LM_EVAL_TESTS)
 
 bench: setup
 	$(PY) -m bench

@@ -89,6 +89,23 @@ def run_harness(
     )
 
 
+@pytest.fixture
+def figures(monkeypatch) -> list:
+    """Every matplotlib figure the report's plot helpers render in the test (captured where they become PNG
+    bytes), for layout checks with harness.report.plots.layout_problems."""
+    from harness.report import plots
+
+    captured = []
+    real = plots._png
+
+    def capture(fig):
+        captured.append(fig)
+        return real(fig)
+
+    monkeypatch.setattr(plots, "_png", capture)
+    return captured
+
+
 _HIDE_PACKAGES = '''
 import sys
 from importlib.abc import MetaPathFinder

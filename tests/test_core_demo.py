@@ -38,8 +38,13 @@ def test_demo_fills_every_row_in_a_core_install(tmp_path):
     results = sorted((out / "results").rglob("results_*.json"))
     assert {json.loads(p.read_text())["model"]["name"] for p in results} == {"oracle", "random", "prior"}
     assert all(json.loads(p.read_text())["complete"] for p in results)
-    vqa = [json.loads(p.read_text())["results"].get("rvtbench_vqa") for p in results]
+    vqa = [json.loads(p.read_text())["task_results"].get("rvtbench_vqa") for p in results]
     assert {v["tables"]["tokenizer"] for v in vqa if v} == {"metrics.ptb_tokenizer (Python port of the PTBTokenizer)"}
+
+    from datasets import load_dataset  # what lm-eval's EvaluationTracker reads results files with (Arrow)
+
+    for p in results:  # every benchmark's results file loads: no list mixes types anywhere in it
+        assert load_dataset("json", data_files=str(p), split="train", cache_dir=str(tmp_path / "ds"))["results"]
     # the same inputs give the same values in every results and samples file as the stored run did
     # (timestamps, git hash, versions and paths aside): refactors must not change what users get
     problems = check_against_golden("demo_outputs", output_digests(out))

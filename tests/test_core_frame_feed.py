@@ -45,7 +45,7 @@ def _colors_run(tmp_path, root, name: str, **cfg):
 def test_samples_of_one_clip_decode_it_once_with_no_cache_and_outputs_match_unshared(
     tmp_path, colors_root, with_plugin, monkeypatch, workers
 ):
-    from harness.data.media import media_identity
+    from harness.api import media_identity
 
     monkeypatch.setenv("HARNESS_DECODE_WORKERS", workers)  # 0: decoded inline, in the generating thread
     videos = sorted((colors_root / "colors" / "videos").glob("test_*.mp4"))

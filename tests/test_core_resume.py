@@ -42,7 +42,7 @@ def _args(root, out, cache, log, delay=0.0, extra=()):
 def _results(out: Path) -> dict:
     (path,) = sorted(out.rglob("results_*.json"))
     data = json.loads(path.read_text())
-    return {"results": data["results"], "groups": data["groups"]}
+    return {"results": data["task_results"], "groups": data["group_results"]}
 
 
 def _cached(cache: Path) -> int:

@@ -73,7 +73,7 @@ def data_source(tmp_path: Path) -> dict:
     """The data_source the newest results file records for colors_hub."""
     path = sorted((tmp_path / "out" / "oracle").glob("results_*.json"))[-1]
     results = json.loads(path.read_text())
-    assert results["results"]["colors_hub"]["metrics"]["accuracy"]["value"] == 1.0
+    assert results["task_results"]["colors_hub"]["metrics"]["accuracy"]["value"] == 1.0
     return results["config"]["tasks"]["colors_hub"]["data_source"]
 
 

@@ -149,7 +149,7 @@ def test_tempcloze_hard_runs_from_the_fetched_release(hub, tmp_path, tempcloze_r
     proc = _run_builtin(tmp_path, hub, "tempcloze_hard")
     assert proc.returncode == 0, proc.stderr
     results = _results(tmp_path)
-    res = results["results"]["tempcloze_hard"]
+    res = results["task_results"]["tempcloze_hard"]
     assert res["n_samples"] == 3 * 2 and res["metrics"]["accuracy"]["value"] == 1.0
     assert results["config"]["tasks"]["tempcloze_hard"]["data_source"]["commit"] == commit
 
@@ -159,7 +159,7 @@ def test_rvtbench_vqa_runs_from_the_fetched_release(hub, tmp_path, colors_root):
     proc = _run_builtin(tmp_path, hub, "rvtbench_vqa")
     assert proc.returncode == 0, proc.stderr
     results = _results(tmp_path)
-    assert results["results"]["rvtbench_vqa"]["n_errors"] == 0
+    assert results["task_results"]["rvtbench_vqa"]["n_errors"] == 0
     assert results["config"]["tasks"]["rvtbench_vqa"]["data_source"]["commit"] == commit
 
 
@@ -168,6 +168,6 @@ def test_cyclist_l1_runs_from_the_fetched_release(hub, tmp_path, colors_root):
     proc = _run_builtin(tmp_path, hub, "cyclist_l1")
     assert proc.returncode == 0, proc.stderr
     results = _results(tmp_path)
-    res = results["results"]["cyclist_l1"]
+    res = results["task_results"]["cyclist_l1"]
     assert res["n_samples"] == 2 and res["metrics"]["accuracy"]["value"] == 1.0
     assert results["config"]["tasks"]["cyclist_l1"]["data_source"]["commit"] == commit

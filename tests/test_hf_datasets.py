@@ -51,7 +51,7 @@ def _run(tmp_path: Path, folder: Path):
         progress=False,
     )
     out = run(cfg, load_plugins(include_paths=[folder]))
-    return out.results["results"]["hf_video"], read_samples(out.samples_paths["hf_video"])
+    return out.results["task_results"]["hf_video"], read_samples(out.samples_paths["hf_video"])
 
 
 def test_saved_dataset_with_video_bytes(tmp_path, colors_root):
@@ -150,7 +150,7 @@ def test_process_docs_and_data_root_with_the_json_builder(tmp_path, colors_root)
         include_path=[str(folder)],
         progress=False,
     )
-    res = run(cfg, load_plugins(include_paths=[folder])).results["results"]["hf_video"]
+    res = run(cfg, load_plugins(include_paths=[folder])).results["task_results"]["hf_video"]
     assert res["n_samples"] == 12 and res["n_errors"] == 0 and res["metrics"]["accuracy"]["value"] == 1.0
 
 

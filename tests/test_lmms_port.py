@@ -81,7 +81,7 @@ def ported(tmp_path, colors_root, with_plugin, monkeypatch):
 
 def test_worked_example_runs_and_matches_lmms_eval_semantics(ported):
     folder, out = ported
-    res = out.results["results"]["colors_lmms"]
+    res = out.results["task_results"]["colors_lmms"]
     recs = read_samples(out.samples_paths["colors_lmms"])
     assert res["n_samples"] == 24 and res["n_errors"] == 0
     utils = _utils(folder)
@@ -95,14 +95,14 @@ def test_worked_example_runs_and_matches_lmms_eval_semantics(ported):
     lo, hi = res["metrics"]["accuracy"]["ci"]
     assert lo is not None and lo <= res["metrics"]["accuracy"]["value"] <= hi
     # the task's own aggregation runs once, on all rows (as lmms-eval): no resampled CI, and the reason
-    assert res["metrics"]["family_balanced"]["ci"] == [None, None]
+    assert res["metrics"]["family_balanced"]["ci"] is None
     assert "runs once" in res["metrics"]["family_balanced"]["ci_note"]
     # the prompt is lmms-eval's doc_to_text with the `default` kwargs; the video is doc_to_visual's path
     first = recs[0]
     assert first["prompt"].endswith(f"{first['doc']['question']} Answer with one word.")
     assert Path(first["media"][0]["path"]).is_absolute()
     # the tag runs as a group
-    assert out.results["groups"]["colors_lmms_all"]["tasks"] == ["colors_lmms"]
+    assert out.results["group_results"]["colors_lmms_all"]["tasks"] == ["colors_lmms"]
     # generation_kwargs with lm-eval's default stop sequence
     gen = out.results["config"]["tasks"]["colors_lmms"]["config"]["generation"]
     assert gen == {"max_new_tokens": 8, "temperature": 0.0, "do_sample": False, "until": ["\n\n"]}
@@ -124,12 +124,12 @@ def test_lmms_group_config_with_aggregate_metric_list(tmp_path):
 
 
 def test_rescore_of_the_worked_example_reproduces_its_metrics(ported, tmp_path):
-    from harness.engine.runner import rescore
+    from harness.engine.rescoring import rescore
 
     folder, out = ported
     again = rescore([out.samples_paths["colors_lmms"]], [str(folder)], tmp_path / "re")
-    ours = out.results["results"]["colors_lmms"]["metrics"]
-    assert again.results["results"]["colors_lmms"]["metrics"] == ours
+    ours = out.results["task_results"]["colors_lmms"]["metrics"]
+    assert again.results["task_results"]["colors_lmms"]["metrics"] == ours
 
 
 def test_worked_example_through_the_cli(tmp_path, colors_root, plugin_site):
@@ -156,7 +156,7 @@ def test_worked_example_through_the_cli(tmp_path, colors_root, plugin_site):
     )
     assert proc.returncode == 0, proc.stderr
     results = json.loads(next((tmp_path / "o").rglob("results_*.json")).read_text())
-    assert results["results"]["colors_lmms"]["metrics"]["accuracy"]["value"] == 1.0
+    assert results["task_results"]["colors_lmms"]["metrics"]["accuracy"]["value"] == 1.0
 
 
 def test_unsupported_lmms_keys_are_config_errors_naming_the_field(tmp_path, colors_root):
@@ -197,7 +197,7 @@ def test_dataset_rows_keep_the_root_rule(tmp_path, colors_root, with_plugin, mon
         include_path=[str(folder)],
         progress=False,
     )
-    res = run(cfg, load_plugins(include_paths=[folder])).results["results"]["rows_lmms"]
+    res = run(cfg, load_plugins(include_paths=[folder])).results["task_results"]["rows_lmms"]
     assert res["n_errors"] == 1 and res["n_scored"] == 3
     assert res["metrics"]["exact_match"]["value"] == 1.0
 
@@ -217,7 +217,7 @@ def test_lmms_eval_itself_gives_the_same_values(ported):
         for k, v in task.process_results(doc, [replies[str(i)]]).items():
             per.setdefault(k, []).append(v)
     theirs = {k: task.aggregation()[k](v) for k, v in per.items()}
-    ours = out.results["results"]["colors_lmms"]["metrics"]
+    ours = out.results["task_results"]["colors_lmms"]["metrics"]
     assert theirs.keys() == {"accuracy", "family_balanced"}
     for k, v in theirs.items():
         assert ours[k]["value"] == pytest.approx(v, abs=1e-9)
@@ -245,10 +245,11 @@ def test_cluster_key_from_process_results(tmp_path, colors_root, with_plugin):
     out = _run_counting(tmp_path, folder, "clustered", data)
     recs = read_samples(out.samples_paths["clustered"])
     assert all(r["doc"]["clip"] == r["doc"]["video"] for r in recs)
-    metrics = out.results["results"]["clustered"]["metrics"]
+    metrics = out.results["task_results"]["clustered"]["metrics"]
     m = metrics["acc"]
     assert m["ci"][0] is not None and m["ci"][0] <= m["value"] <= m["ci"][1]
-    assert metrics["detail"]["value"] == m["value"] and metrics["detail"]["ci"] == [None, None]
+    assert metrics["detail"]["value"] == m["value"] and metrics["detail"]["ci"] is None
+    assert metrics["detail"]["ci_note"]
 
 
 def test_native_build_request_hook_may_return_absolute_paths(tmp_path):
@@ -307,7 +308,7 @@ def test_registered_metric_without_process_results(tmp_path, colors_root, with_p
     )
     out = _run_counting(tmp_path, folder, "caps", data)
     recs = read_samples(out.samples_paths["caps"])
-    res = out.results["results"]["caps"]["metrics"]
+    res = out.results["task_results"]["caps"]["metrics"]
     preds = [r["raw"].strip() for r in recs]
     refs = [[r["target"]] for r in recs]
     assert res["rouge_l"]["value"] == pytest.approx(metrics.rouge_l(preds, refs), abs=1e-9)

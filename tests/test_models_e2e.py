@@ -72,7 +72,7 @@ def test_preset_runs_cyclist_and_tempcloze_through_the_evaluator(data, checkpoin
             progress=False,
         )
         out = run(cfg, state)
-        res = out.results["results"][task]
+        res = out.results["task_results"][task]
         assert res["n_samples"] == 2 and res["n_errors"] == 0, res["errors"]
         budget = out.results["model"]["capabilities"]["max_frames"]
         for rec in read_samples(out.samples_paths[task]):
@@ -125,6 +125,6 @@ def test_two_ranks_over_gloo_equal_one_rank(data, checkpoints, tmp_path):
     )
     assert two.returncode == 0, two.stderr
     res = [json.loads(next((tmp_path / n).rglob("results_*.json")).read_text()) for n in ("one", "two")]
-    assert res[0]["results"] == res[1]["results"]
+    assert res[0]["task_results"] == res[1]["task_results"]
     samples = [next((tmp_path / n).rglob("samples_*.jsonl")).read_text() for n in ("one", "two")]
     assert samples[0] == samples[1]

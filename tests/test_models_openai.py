@@ -311,7 +311,7 @@ def test_a_broken_server_ends_the_run_quickly_with_every_sample_counted(with_plu
         out = run(cfg)
     finally:
         server.close()
-    res = out.results["results"]["colors_qa"]
+    res = out.results["task_results"]["colors_qa"]
     assert out.results["complete"] is False
     assert res["n_errors"] == res["n_rows"] == 24 and res["errors_by_reason"] == {"generation": {"repeated_server_error": 24}}
     assert len(server.bodies) <= 8, len(server.bodies)

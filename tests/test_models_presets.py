@@ -251,7 +251,7 @@ def _run(data, checkpoints, preset, bench, task, tmp_path, **args):
         progress=False,
     )
     out = run(cfg, load_plugins())
-    res = out.results["results"][task]
+    res = out.results["task_results"][task]
     samples = list(read_samples(out.samples_paths[task]))
     assert res["n_errors"] == 0, [s["error"] for s in samples]
     return out.results, samples

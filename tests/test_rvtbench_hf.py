@@ -237,7 +237,7 @@ def test_seg_boxes_task_runs_the_tiny_sam2_pipeline_and_names_it(cyclist_scene, 
             progress=False,
         )
     )
-    res = out.results["results"]["rvtbench_seg_boxes"]
+    res = out.results["task_results"]["rvtbench_seg_boxes"]
     assert res["n_samples"] == 2 and res["n_errors"] == 0
     table = res["tables"]["by_category_level"]["overall"]
     assert table["mask_sources"] == {f"rvtbench.box_to_mask.sam2(model={model})": 2}

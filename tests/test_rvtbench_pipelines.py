@@ -94,7 +94,7 @@ def _run(data: Path, tmp_path: Path, tasks: list[str], **model_args):
 
 def test_shifted_boxes_through_the_evaluator_score_the_hand_computed_iou(small_set, scripted, tmp_path):
     out = _run(small_set, tmp_path, ["rvtbench_grounding"], dx=DX, dy=DY)
-    res = out.results["results"]["rvtbench_grounding"]
+    res = out.results["task_results"]["rvtbench_grounding"]
     rows = _rows(small_set, "grounding")
     assert res["n_samples"] == len(rows) > 0 and res["n_invalid"] == res["n_errors"] == 0
     records = _records(out.samples_paths["rvtbench_grounding"])
@@ -132,7 +132,7 @@ def test_segmentation_from_boxes_needs_the_explicit_pipeline_and_records_it(
 ):
     monkeypatch.setenv("HARNESS_RVTBENCH_BOX_TO_MASK", "fill")
     out = _run(small_set, tmp_path, ["rvtbench_seg", "rvtbench_seg_boxes"], dx=DX, dy=DY)
-    results = out.results["results"]
+    results = out.results["task_results"]
     label = "rvtbench.box_to_mask.fill(model=default)"
     plain = results["rvtbench_seg"]["tables"]["by_category_level"]["overall"]
     # A text model's boxes are no masks: invalid answers, J&F 0 inside the mean (not left out as before).

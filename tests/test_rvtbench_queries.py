@@ -142,7 +142,7 @@ def test_vqa_questions_vary_and_random_is_near_chance_while_oracle_is_perfect(fu
                 cache_dir=str(tmp_path / "c"),
             )
         )
-        scores[model] = out.results["results"]["rvtbench_vqa"]["tables"]["by_category_level"]["overall"]
+        scores[model] = out.results["task_results"]["rvtbench_vqa"]["tables"]["by_category_level"]["overall"]
     assert scores["oracle"]["accuracy"] == 1.0 and scores["oracle"]["ROUGE-L"] == pytest.approx(1.0)
     assert scores["random"]["accuracy"] < 0.5 and scores["random"]["ROUGE-L"] < 0.3
 
@@ -165,7 +165,7 @@ def test_a_default_build_has_segmentation_even_with_small_objects(scenes, tmp_pa
             output_path=str(tmp_path / "o"),
             cache_dir=str(tmp_path / "c"),
         )
-    ).results["results"]
+    ).results["task_results"]
     for task in ("rvtbench_seg", "rvtbench_grounding", "rvtbench_vqa", "rvtbench_summary"):
         assert res[task]["n_samples"] == counts["by_task_type"].get(
             task.split("_")[1].replace("seg", "segmentation"), 0

@@ -11,8 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
-from harness.api import DataError, DroppedRow
-from harness.data.media import VideoRef, media_identity
+from harness.api import DataError, DroppedRow, VideoRef, media_identity
 from harness.frames import FrameSpec, load_clip, probe_video
 from harness.frames.cache import FrameCache
 from metrics import decode_rle
@@ -110,7 +109,7 @@ def test_davis_frame_folder_runs_through_rvtbench_seg(davis, tmp_path):
             cache_dir=str(tmp_path / "c"),
         )
     )
-    res = out.results["results"]["rvtbench_seg"]
+    res = out.results["task_results"]["rvtbench_seg"]
     assert res["n_samples"] == 1 and res["metrics"]["J&F"]["value"] == 1.0
     sample = json.loads(out.samples_paths["rvtbench_seg"].read_text().splitlines()[0])
     (media,) = sample["media"]  # the oracle declares a one-frame budget

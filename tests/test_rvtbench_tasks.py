@@ -38,7 +38,7 @@ def test_oracle_scores_perfectly_with_full_category_level_tables(demo, tmp_path)
             cache_dir=str(tmp_path / "c"),
         )
     )
-    res = out.results["results"]
+    res = out.results["task_results"]
     assert res["rvtbench_seg"]["metrics"]["J&F"]["value"] == 1.0
     for task, keys, best in (
         ("rvtbench_seg", ("J", "F", "J&F"), 1.0),
@@ -188,7 +188,7 @@ def test_report_prints_cider_d_on_its_own_scale_and_names_the_tokenizer():
     cell = {"n_samples": 3, "CIDEr-D": 9.5, "ROUGE-L": 0.5}
     run = {
         "_label": "m",
-        "results": {"rvtbench_vqa": {"tables": {"tokenizer": "T", "by_category_level": {"overall": cell}}}},
+        "task_results": {"rvtbench_vqa": {"tables": {"tokenizer": "T", "by_category_level": {"overall": cell}}}},
     }
     cider = metric_table([run], "rvtbench_vqa", "CIDEr-D")
     assert "%" not in cider.title and "not a percentage" in cider.note

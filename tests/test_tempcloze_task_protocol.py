@@ -186,7 +186,7 @@ def test_requests_use_the_hand_checked_indices_and_labels(release_root, tmp_path
             cache_dir=tmp_path / "cache",
         )
     )
-    res = out.results["results"]["tempcloze_all"]
+    res = out.results["task_results"]["tempcloze_all"]
     assert res["n_samples"] == 3 and res["n_errors"] == 0
     lines = [json.loads(x) for x in out.samples_paths["tempcloze_all"].read_text().splitlines()]
     for rec in lines:

@@ -10,6 +10,8 @@ Hook signatures (all optional; see docs/plugins.md):
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
 import os
 import re
@@ -72,6 +74,19 @@ class DroppedRow:
 
 def _normalise(text: Any) -> str:
     return re.sub(r"[^\w\s]", "", str(text)).strip().lower()
+
+
+def with_judge(parse: Callable) -> Callable:
+    """A parse hook as the engine calls it, `parse(response, doc, judge)`: the documented two-parameter form
+    `parse(response, doc)` (no judge) is wrapped, decided once when the task loads its hook."""
+    if len(inspect.signature(parse).parameters) >= 3:
+        return parse
+
+    @functools.wraps(parse)
+    def parse_without_judge(response: Response, doc: dict, judge: Any = None) -> Any:
+        return parse(response, doc)
+
+    return parse_without_judge
 
 
 def default_parse(response: Response, doc: dict) -> Parsed:
@@ -149,7 +164,8 @@ class Task:
         if name not in self._hooks:
             field_name = "dataset.loader" if name == "loader" else f"hooks.{name}"
             ref = getattr(self.config.hooks, name, None) if name != "loader" else self.config.dataset.loader
-            self._hooks[name] = load_hook(ref, self.base_dir, self._field(field_name)) if ref else None
+            hook = load_hook(ref, self.base_dir, self._field(field_name)) if ref else None
+            self._hooks[name] = with_judge(hook) if name == "parse" and hook is not None else hook
         return self._hooks[name]
 
     def where(self) -> str:
@@ -284,8 +300,13 @@ class Task:
             return str(doc.get("question", ""))
         return _render_row(self.base_dir, p.template, p.text, doc, f"task '{self.name}'")
 
-    def build_messages(self, doc: dict) -> list[Message]:
-        """Chat messages for one doc; video parts hold VideoRefs whose paths are checked against the root."""
+    def build_messages(
+        self, doc: dict, budget: Optional[Callable[[int], Optional[int]]] = None
+    ) -> list[Message]:
+        """Chat messages for one doc; video parts hold VideoRefs whose paths are checked against the root.
+
+        `budget(n_videos)`: the frames allowed per clip (the model's `max_frames` split over the clips), applied
+        to a clip's own frame spec in the same pass that resolves its path."""
         hook = self.hook("build_request")
         if hook is not None:
             messages = hook(doc, self)
@@ -307,6 +328,8 @@ class Task:
                 messages.insert(0, Message("system", [TextPart(system)]))
         root = self.data_root or self.base_dir
         root = root.parent if root.is_file() else root
+        n_videos = sum(isinstance(p, VideoPart) for m in messages for p in m.content)
+        per_clip = budget(n_videos) if budget is not None else None
         for m in messages:
             for i, part in enumerate(m.content):
                 if isinstance(part, VideoPart):
@@ -314,7 +337,7 @@ class Task:
                     m.content[i] = VideoPart(
                         ref=part.ref.model_copy(update={"path": full}),
                         label=part.ref.label or part.label,
-                        spec=part.spec,
+                        spec=part.spec.capped(per_clip) if part.spec is not None else None,
                     )
         return messages
 
@@ -408,7 +431,7 @@ class Task:
     # -- scoring -----------------------------------------------------------------------------------
     def parse(self, response: Response, doc: dict) -> Parsed:
         hook = self.hook("parse")
-        return hook(response, doc) if hook is not None else default_parse(response, doc)
+        return hook(response, doc, None) if hook is not None else default_parse(response, doc)
 
     def score(self, parsed: Parsed, target: Any, doc: dict) -> dict[str, Any]:
         """Per-sample scores; a corpus metric the scorer leaves out gets the item `[answer, target]`

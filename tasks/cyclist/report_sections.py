@@ -1,9 +1,10 @@
 """CycliST report sections: the paper's Tables 4-12 and Fig. 8 from the tables the task's aggregate hook
 writes into results.json (tasks/cyclist/tables.py), models as rows.
 
-Per-tier VQA tables come from the tasks `cyclist_l1` .. `cyclist_l5` (results[task]["tables"]), caption
-tables from `cyclist_caption_l1` .. `_l5`. Cells carry the hook's paper chance level (`chance`) and, when
-the samples file is present, a clustered bootstrap CI over the same samples.
+Per-tier VQA tables come from the tasks `cyclist_l1` .. `cyclist_l5` (task_results[task]["tables"]), caption
+tables from `cyclist_caption_l1` .. `_l5`. Cells carry the hook's paper chance level (`chance`: a uniform
+guess over each question's own answers, averaged over the questions evaluated; shown once, in the column
+header) and, when the samples file is present, a clustered bootstrap CI over the same samples.
 """
 
 from __future__ import annotations
@@ -11,7 +12,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Optional
 
-from harness.report import Cell, Figure, ReportSection, Table, ci_from_samples, field_equals, plots
+from harness.report import (
+    Cell,
+    Figure,
+    ReportSection,
+    Table,
+    ci_from_samples,
+    field_equals,
+    plots,
+    task_result,
+)
 
 TIER_NAMES = {"L1": "Unicycle", "L2": "Uni. clut.", "L3": "Bicycle", "L4": "Tricycle", "L5": "Nightrider"}
 CYCLE_TIERS = ("L1", "L3", "L4")  # one, two, three cyclic objects at the same clutter (Tables 4, 8-12)
@@ -34,8 +44,7 @@ def caption_task(tier: str) -> str:
 
 
 def _tables(run: dict, task: str) -> Optional[dict]:
-    res = (run.get("results") or {}).get(task) or {}
-    tables = res.get("tables")
+    tables = (task_result(run, task) or {}).get("tables")
     return tables if isinstance(tables, dict) else None
 
 
@@ -63,7 +72,8 @@ def _table4(runs: Sequence[dict]) -> list[Table]:
         table = Table(
             f"Table 4 ({sym}): temporal descriptive accuracy (%)",
             cols,
-            note="query / comp(arison) / rel(ational) yes-no questions; chance 50 %.",
+            note="query / comp(arison) / rel(ational) yes-no questions; chance in the headers.",
+            headline=True,
         )
         for r in runs:
             table.add_row(
@@ -81,7 +91,7 @@ def _table5(runs: Sequence[dict]) -> list[Table]:
         cols,
         note="accuracy change from L1 to L2 in percentage points; band -10 to +10.",
     )
-    right = Table("Table 5 (right): Nightrider accuracy (%)", cols, note="L5; chance 50 %.")
+    right = Table("Table 5 (right): Nightrider accuracy (%)", cols, note="L5; chance in the headers.")
     for r in runs:
         deltas = []
         for q, _ in QUANTIFIERS:
@@ -133,7 +143,12 @@ def _caption_tables(runs: Sequence[dict]) -> list[Table]:
     ):
         level = "obj" if key == "table11_objects" else "cycle"
         cols = [f"{TIER_NAMES[t]} {m}" for t in CYCLE_TIERS for m in ("Pr", "Re", "F1")]
-        table = Table(title, cols, note="mean per-video precision, recall and F1; band 0 to 100 %.")
+        table = Table(
+            title,
+            cols,
+            note="mean per-video precision, recall and F1; band 0 to 100 %.",
+            headline=key == "table11_objects",
+        )
         for r in runs:
             cells = []
             for t in CYCLE_TIERS:
@@ -221,13 +236,15 @@ def cyclist_sections(runs: list[dict[str, Any]]) -> list[ReportSection]:
             vqa,
             "Table 6: orbits (%)",
             [("Direction", "cycle_representative_clockwise"), ("Center", "cycle_representative_orbit")],
-            "direction chance 50 %; center chance about 30 % (per question's answer domain).",
+            "chance in the headers: a uniform guess over each question's answers (2 directions; 8 colours "
+            "or 2 sizes for the center), averaged over the questions evaluated.",
         )
         t7 = _per_tier_table(
             vqa,
             "Table 7: cyclic transitions (%)",
             [("Transition", "cycle_representative_transition")],
-            "initial / next attribute value of changing objects; chance about 30 %.",
+            "initial / next attribute value of changing objects; chance in the headers (uniform over "
+            "each question's colours or sizes, averaged over the questions evaluated).",
         )
         fig = _figure8(vqa)
         sections.append(
