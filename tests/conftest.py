@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import configparser
 import os
+import re
 import subprocess
 import sys
+from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -127,4 +130,35 @@ def without_packages(env: dict[str, str], folder: Path, *packages: str) -> dict[
     (folder / "sitecustomize.py").write_text(_HIDE_PACKAGES.format(blocked=sorted(packages)))
     env = dict(env)
     env["PYTHONPATH"] = os.pathsep.join([str(folder), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    return env
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def extras_modules() -> list[str]:
+    """Top-level modules, installed here, of the packages that only setup.cfg's extras require."""
+    cfg = configparser.RawConfigParser()
+    cfg.read(REPO / "setup.cfg")
+
+    def names(text: str) -> set[str]:
+        return {_norm(m.group(0)) for line in text.splitlines() if (m := re.match(r"\s*([A-Za-z0-9][\w.-]*)", line))}
+
+    extra = set().union(*(names(v) for v in cfg["options.extras_require"].values()))
+    only_extra = extra - names(cfg["options"]["install_requires"])
+    return sorted(m for m, dists in metadata.packages_distributions().items() if only_extra & {_norm(d) for d in dists})
+
+
+def core_install_env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    """harness_env as in a core install (`make demo`): every extra's packages hidden (a sitecustomize in
+    `tmp_path/site`) and a stub `java` (`tmp_path/bin`) first on the PATH, the case where the caption metrics
+    once reached for pycocoevalcap, which only the `test` extra has."""
+    env = without_packages(harness_env(None), tmp_path / "site", *extras_modules())
+    env.pop("HARNESS_PTB_TOKENIZER", None)
+    env.update(extra)
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "java").write_text("#!/bin/sh\nexit 0\n")
+    (tmp_path / "bin" / "java").chmod(0o755)
+    env["PATH"] = f"{tmp_path / 'bin'}:{env['PATH']}"
     return env
