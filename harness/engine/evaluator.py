@@ -296,6 +296,24 @@ class Evaluator:
         return rec
 
 
+def prepare_scoring(instances: list[Instance]) -> None:
+    """Each task's answers, before any of them is scored, to its `prepare_scoring` hook (batch work, once)."""
+    answers: dict[str, tuple[Task, list[dict]]] = {}
+    for inst in instances:
+        if inst.error is None and inst.response is not None:
+            _, records = answers.setdefault(inst.task.name, (inst.task, []))
+            records.append(
+                {
+                    "raw": inst.response.text,
+                    "structured": inst.response.structured,
+                    "doc": inst.task.logged_doc(inst.doc),
+                    "target": inst.target,
+                }
+            )
+    for task, records in answers.values():
+        task.prepare_scoring(records)
+
+
 def _parse(task: Task, response: Response, doc: dict, judge: Any) -> Any:
     hook = task.hook("parse")
     if hook is not None and len(inspect.signature(hook).parameters) >= 3:

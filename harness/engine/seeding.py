@@ -68,6 +68,7 @@ def rescore_in_order(tasks: list, per_task: dict[str, list[dict]], rescore: Call
     scored interleaved shards, and `--rescore`); harness-side errors other than parse/score stay errors."""
     for task in tasks:
         seed_generators(seeds)
+        task.prepare_scoring([rec for rec in per_task.get(task.name, []) if rec.get("raw") is not None])
         for rec in per_task.get(task.name, []):
             if rec.get("error") and rec["error"]["kind"] not in ("parse", "score"):
                 continue

@@ -13,7 +13,7 @@ import numpy as np
 
 from harness.api import Parsed, Response
 from metrics import decode_rle, j_and_f, jaccard, per_query_iou, rouge_l_per_sample
-from metrics.ptb_java import tokenize_captions
+from metrics.ptb_java import prefetch_tokens, tokenize_captions
 
 from .boxes import BoxFormatError, parse_text_boxes, structured_boxes
 from .release import load_samples
@@ -154,6 +154,16 @@ def score(parsed: Parsed, target: dict, doc: dict) -> dict:
         correct = (parsed.extra or {}).get("correct") if target.get("canonical") is not None else None
         out["accuracy"] = None if correct is None else float(correct)
     return out
+
+
+def prepare_scoring(records: list[dict]) -> None:
+    """Every text reply and reference of the task through the tokenizer in one batch (one Java process per
+    task, not one per reply), so that `score`'s per-sample ROUGE-L finds them tokenized already."""
+    captions = []
+    for rec in records:
+        if (rec.get("doc") or {}).get("task_type") in ("vqa", "summary"):
+            captions += [(rec.get("raw") or "").strip(), rec["target"]["text"]]  # the candidate `score` reads
+    prefetch_tokens(captions)
 
 
 def oracle_answer(doc: dict, target: dict):
