@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from harness.api import DataError, is_unpacked
-from tasks.rvtbench.layout import find_layout
-from tasks.rvtbench.release import FIELD_ALIASES, OPTIONAL_FIELDS, load_samples
+from tasks.rvtbench.loader import FIELD_ALIASES, OPTIONAL_FIELDS, load_samples
+from tasks.rvtbench.release import find_layout
 
 KEEP = set(FIELD_ALIASES) | set(OPTIONAL_FIELDS)  # each field by its first name
 

@@ -164,8 +164,8 @@ def test_segmentation_from_boxes_needs_the_explicit_pipeline_and_records_it(
 
 def test_rejected_boxes_on_the_box_pipeline_are_invalid_and_scored_as_empty(small_set, scripted, monkeypatch):
     from harness.api import Response
-    from tasks.rvtbench.hooks import score
     from tasks.rvtbench.mask_pipeline import configured_pipeline, parse
+    from tasks.rvtbench.scoring import score
 
     monkeypatch.setenv("HARNESS_RVTBENCH_BOX_TO_MASK", "fill")
     row = next(iter(_rows(small_set, "segmentation").values()))

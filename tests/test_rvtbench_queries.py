@@ -118,8 +118,8 @@ def test_queries_are_unique_on_the_twin_and_their_level_is_the_tree_depth(full):
 def test_vqa_questions_vary_and_random_is_near_chance_while_oracle_is_perfect(full, tmp_path):
     from harness.config.run import RunConfig
     from harness.engine.runner import run
-    from tasks.rvtbench.release import load_samples
-    from tasks.rvtbench.vqa_answers import answer_space
+    from tasks.rvtbench.loader import load_samples
+    from tasks.rvtbench.request import answer_space
 
     vqa = [s for s in _samples(full) if s["task_type"] == "vqa"]
     assert len({s["answer"]["kind"] for s in vqa}) >= 4

@@ -16,7 +16,7 @@ from harness.data.media import VideoRef, media_identity
 from harness.frames import FrameSpec, load_clip, probe_video
 from harness.frames.cache import FrameCache
 from metrics import decode_rle
-from tasks.rvtbench.release import load_samples
+from tasks.rvtbench.loader import load_samples
 
 
 @pytest.fixture(scope="module")

@@ -10,8 +10,9 @@ import pytest
 
 from harness.api import Response
 from metrics import encode_rle, ptb_java
-from tasks.rvtbench.hooks import parse, score
-from tasks.rvtbench.release import load_samples
+from tasks.rvtbench.loader import load_samples
+from tasks.rvtbench.parsing import parse
+from tasks.rvtbench.scoring import score
 
 FIXTURE = Path(__file__).resolve().parents[1] / "tasks" / "rvtbench" / "fixtures" / "release"
 

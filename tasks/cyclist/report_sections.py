@@ -1,5 +1,5 @@
 """CycliST report sections: the paper's Tables 4-12 and Fig. 8 from the tables the task's aggregate hook
-writes into results.json (tasks/cyclist/tables.py), models as rows.
+writes into results.json (tasks/cyclist/aggregate.py), models as rows.
 
 Per-tier VQA tables come from the tasks `cyclist_l1` .. `cyclist_l5` (results[task]["tables"]), caption
 tables from `cyclist_caption_l1` .. `_l5`. Cells carry the hook's paper chance level (`chance`) and, when

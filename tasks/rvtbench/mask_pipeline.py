@@ -34,9 +34,9 @@ from harness.api import (
 from metrics import encode_rle
 
 from .boxes import BoxFormatError, parse_text_boxes, structured_boxes
-from .hooks import parse as parse_masks
-from .hooks import video_size
-from .release import load_samples
+from .loader import load_samples
+from .parsing import parse as parse_masks
+from .targets import video_size
 
 ENV_NAME = "HARNESS_RVTBENCH_BOX_TO_MASK"
 ENV_MODEL = "HARNESS_RVTBENCH_BOX_TO_MASK_MODEL"
