@@ -19,10 +19,7 @@ ALLOWED_PRIVATE_IMPORTS = {
     # the generation pipeline reaches into the evaluator (the engine boundary, after the decoding-speed work)
     "harness/engine/generation.py: harness.engine.evaluator._error",
 }
-ALLOWED_LONG_FUNCTIONS = {
-    "harness/frames/probe.py: index_video",  # the decoding-speed work
-    "tasks/cyclist/report_sections.py: cyclist_sections",  # the reports work
-}
+ALLOWED_LONG_FUNCTIONS: set[str] = set()
 # Packages whose modules import the project's own modules at the top only: a function-level import hides a
 # cycle or a slow import (function-level imports stay for optional dependencies: torch, transformers, ...).
 TOP_LEVEL_IMPORTS_ONLY = ("cli", "config", "plugins", "data", "scoring", "results", "cache")
