@@ -38,13 +38,13 @@ from harness.errors import (
 from harness.files import atomic_path, write_atomic
 from harness.frames.spec import FrameSpec
 from harness.hookspecs import hookimpl
+from harness.plugins.loading import load_plugins
 from harness.results.writer import SamplesFileError, iter_samples, read_samples
 
 
 def registry(include_paths: tuple = ()):
     """The registry filled by every installed plugin: how builders and plugins reach registered models,
     builder parts, metrics or judges by name (`registry().get("model", name).load()`)."""
-    from harness.plugins.loading import load_plugins
 
     return load_plugins(include_paths).registry
 
