@@ -153,11 +153,9 @@ RELEASE = [
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory) -> Path:
-    from builders.rvtbench.commands import RvtbenchBuilder
-
-    (ds,) = RvtbenchBuilder().demo(tmp_path_factory.mktemp("rvtrows"), 0)
-    return ds.data_dir
+def demo(rvtbench_demo) -> Path:
+    """The builder's demo set (shared by the session)."""
+    return rvtbench_demo
 
 
 def _rows(root: Path) -> list[dict]:

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from conftest import run_in
 from harness.api import Response
 from metrics import encode_rle, ptb_java
 from tasks.rvtbench.loader import load_samples
@@ -18,27 +19,14 @@ FIXTURE = Path(__file__).resolve().parents[1] / "tasks" / "rvtbench" / "fixtures
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory) -> Path:
-    from builders.rvtbench.commands import RvtbenchBuilder
-
-    (ds,) = RvtbenchBuilder().demo(tmp_path_factory.mktemp("rvtdemo"), 0)
-    return ds.data_dir
+def demo(rvtbench_demo) -> Path:
+    """The builder's demo set (shared by the session)."""
+    return rvtbench_demo
 
 
 def test_oracle_scores_perfectly_with_full_category_level_tables(demo, tmp_path):
-    from harness.config.run import RunConfig
-    from harness.engine.runner import run
 
-    out = run(
-        RunConfig(
-            tasks=["rvtbench"],
-            model="oracle",
-            data=str(demo),
-            output_path=str(tmp_path / "o"),
-            log_samples=True,
-            cache_dir=str(tmp_path / "c"),
-        )
-    )
+    out = run_in(tmp_path, ["rvtbench"], "oracle", str(demo))
     res = out.results["results"]
     assert res["rvtbench_seg"]["metrics"]["J&F"]["value"] == 1.0
     for task, keys, best in (
@@ -267,8 +255,6 @@ def test_vqa_judge_model_decides_when_given(monkeypatch):
 def test_text_replies_are_tokenized_in_one_java_process_per_task(demo, tmp_path, monkeypatch):
     """N replies cost one tokenizer process for their per-sample ROUGE-L (not N), and the scores are those of
     scoring each reply alone; the corpus metrics keep COCOEvalCap's two batches."""
-    from harness.config.run import RunConfig
-    from harness.engine.runner import run
 
     monkeypatch.setenv("HARNESS_PTB_TOKENIZER", "java")
     monkeypatch.setattr(ptb_java, "_MEMO", {})
@@ -280,16 +266,7 @@ def test_text_replies_are_tokenized_in_one_java_process_per_task(demo, tmp_path,
         return real(captions)
 
     monkeypatch.setattr(ptb_java, "java_tokenize", counting)
-    config = RunConfig(
-        tasks=["rvtbench_vqa"],
-        model="random",
-        data=str(demo),
-        limit=6,
-        output_path=str(tmp_path / "o"),
-        log_samples=True,
-        cache_dir=str(tmp_path / "c"),
-    )
-    run(config)
+    run_in(tmp_path, ["rvtbench_vqa"], "random", str(demo), limit=6)
     (samples,) = (tmp_path / "o").rglob("samples_rvtbench_vqa_*.jsonl")
     records = [json.loads(line) for line in samples.read_text().splitlines()]
     assert len(records) == 6 and all(r["raw"] for r in records)
