@@ -7,10 +7,14 @@ import os
 import re
 import subprocess
 import sys
+import textwrap
 from importlib import metadata
 from pathlib import Path
 
 import pytest
+
+from harness.config.run import RunConfig
+from harness.engine.runner import run
 
 TESTS = Path(__file__).parent
 REPO = TESTS.parent
@@ -42,6 +46,25 @@ def with_plugin(plugin_site, monkeypatch):
     return plugin_site
 
 
+@pytest.fixture(scope="session")
+def rvtbench_demo(tmp_path_factory) -> Path:
+    """The RVTBench builder's demo set (every task type, from a tiny CycliST build), read-only: copy to change."""
+    from builders.rvtbench.commands import RvtbenchBuilder
+
+    (ds,) = RvtbenchBuilder().demo(tmp_path_factory.mktemp("rvtdemo"), 0)
+    return ds.data_dir
+
+
+@pytest.fixture
+def scripted(tmp_path, monkeypatch):
+    """The scripted RVTBench test plugin (harness_rvtscripted) installed through a dist-info folder."""
+    site = tmp_path / "site"
+    write_dist_info(site, "harness-rvtscripted", "0.1.0", {"rvtscripted": "harness_rvtscripted.plugin"})
+    monkeypatch.syspath_prepend(str(PLUGIN_PKG))
+    monkeypatch.syspath_prepend(str(site))
+    return site
+
+
 @pytest.fixture
 def evaluate_offline(monkeypatch, tmp_path):
     """The `evaluate` package with the hubs switched off and a private HF home (skips where it is missing)."""
@@ -62,6 +85,20 @@ def colors_root(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("data")
     make_dataset(root / "colors")
     return root
+
+
+def task_folder(folder: Path, file: str, yaml_text: str) -> Path:
+    """`folder` (made when missing) holding the task YAML `file`, its text dedented: an --include_path folder."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / file).write_text(textwrap.dedent(yaml_text))
+    return folder
+
+
+def run_in(tmp_path: Path, tasks: list[str], model: str, data, state=None, **options):
+    """One in-process run with its outputs (samples logged) and caches under `tmp_path` ("o", "c")."""
+    options = {"output_path": tmp_path / "o", "cache_dir": tmp_path / "c", "log_samples": True, **options}
+    config = RunConfig(tasks=tasks, model=model, data=data, **options)
+    return run(config) if state is None else run(config, state)
 
 
 def harness_env(plugin_site: Path | None = None, **extra: str) -> dict[str, str]:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, harness_env, run_harness
+from conftest import REPO, harness_env, run_harness, task_folder
 from harness.config.run import RunConfig
 from harness.engine.runner import run
 from harness.plugins.loading import load_plugins
@@ -77,6 +77,12 @@ def ported(tmp_path, colors_root, with_plugin, monkeypatch):
     )
     out = run(cfg, load_plugins(include_paths=[folder]))
     return folder, out
+
+
+def _lmms_yaml(task: str, data_file: str, rest: str) -> str:
+    """An lmms-eval task YAML over colors-style rows in `data_file` (the json builder), then `rest`."""
+    header = f"task: {task}\ndataset_path: json\ndataset_kwargs: {{data_files: {{test: {data_file}}}}}\n"
+    return header + "test_split: test\ndoc_to_visual: video\ndoc_to_text: question\ndoc_to_target: answer\n" + rest
 
 
 def test_worked_example_runs_and_matches_lmms_eval_semantics(ported):
@@ -181,14 +187,8 @@ def test_dataset_rows_keep_the_root_rule(tmp_path, colors_root, with_plugin, mon
         shutil.copy(source / r["video"], data / r["video"])
     rows[0]["video"] = str(data / rows[0]["video"])  # absolute: refused
     (data / "rows.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
-    folder = tmp_path / "t"
-    folder.mkdir()
-    (folder / "t.yaml").write_text(
-        "task: rows_lmms\ndataset_path: json\n"
-        "dataset_kwargs: {data_files: {test: https://example.invalid/rows.jsonl}}\n"
-        "test_split: test\ndoc_to_visual: video\ndoc_to_text: question\ndoc_to_target: answer\n"
-        "metric_list: [{metric: exact_match}]\n"
-    )
+    yaml_text = _lmms_yaml("rows_lmms", "https://example.invalid/rows.jsonl", "metric_list: [{metric: exact_match}]\n")
+    folder = task_folder(tmp_path / "t", "t.yaml", yaml_text)
     cfg = RunConfig(
         tasks=["rows_lmms"],
         model="oracle",
@@ -236,11 +236,12 @@ def test_cluster_key_from_process_results(tmp_path, colors_root, with_plugin):
         "    return sum(i['ok'] for i in items) / len(items)\n"
     )
     (folder / "t.yaml").write_text(
-        "task: clustered\ndataset_path: json\n"
-        f"dataset_kwargs: {{data_files: {{test: {data / 'test.jsonl'}}}}}\n"
-        "test_split: test\ndoc_to_visual: video\ndoc_to_text: question\ndoc_to_target: answer\n"
-        "process_results: !function u.pr\ncluster_key: clip\n"
-        "metric_list: [{metric: acc, aggregation: mean}, {metric: detail, aggregation: !function u.mean_ok}]\n"
+        _lmms_yaml(
+            "clustered",
+            str(data / "test.jsonl"),
+            "process_results: !function u.pr\ncluster_key: clip\n"
+            "metric_list: [{metric: acc, aggregation: mean}, {metric: detail, aggregation: !function u.mean_ok}]\n",
+        )
     )
     out = _run_counting(tmp_path, folder, "clustered", data)
     recs = read_samples(out.samples_paths["clustered"])
@@ -298,14 +299,8 @@ def test_registered_metric_without_process_results(tmp_path, colors_root, with_p
     import metrics
 
     data = colors_root / "colors"
-    folder = tmp_path / "t"
-    folder.mkdir()
-    (folder / "t.yaml").write_text(
-        "task: caps\ndataset_path: json\n"
-        f"dataset_kwargs: {{data_files: {{test: {data / 'test.jsonl'}}}}}\n"
-        "test_split: test\ndoc_to_visual: video\ndoc_to_text: question\ndoc_to_target: answer\n"
-        "metric_list: [{metric: rouge_l}, {metric: exact_match}]\n"
-    )
+    metric_list = "metric_list: [{metric: rouge_l}, {metric: exact_match}]\n"
+    folder = task_folder(tmp_path / "t", "t.yaml", _lmms_yaml("caps", str(data / "test.jsonl"), metric_list))
     out = _run_counting(tmp_path, folder, "caps", data)
     recs = read_samples(out.samples_paths["caps"])
     res = out.results["task_results"]["caps"]["metrics"]

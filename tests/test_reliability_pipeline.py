@@ -6,14 +6,13 @@ from __future__ import annotations
 import json
 import logging
 import shutil
-import signal
 import sqlite3
 import subprocess
 import sys
 import time
 
 import pytest
-from test_core_resume import _args, _cached, _calls, _results
+from test_core_resume import _args, _cached, _calls, _results, kill_after
 from test_models_openai import ScriptedServer
 
 from conftest import PLUGIN_PKG, harness_env, run_harness
@@ -37,17 +36,7 @@ def _kill_points(tmp_path, colors_root, plugin_site, batch_size: int, kill_after
     assert ref.returncode == 0, ref.stderr
     for n in kill_after_calls:
         out, cache, log = tmp_path / f"out{n}", tmp_path / f"cache{n}", tmp_path / f"calls{n}.log"
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "harness", *_args(colors_root, out, cache, log, 0.03, extra)],
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        deadline = time.time() + 120
-        while _calls(log) < n and proc.poll() is None and time.time() < deadline:
-            time.sleep(0.005)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
+        kill_after(_args(colors_root, out, cache, log, 0.03, extra), env, log, n)
         made, finished = _calls(log), _cached(cache)
         assert finished >= made - 1, f"batch {batch_size}, kill after {made} calls: only {finished} cached"
         r = run_harness(_args(colors_root, out, cache, log, 0.03, extra), env)

@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from conftest import PLUGIN_PKG, harness_env, run_harness
+from conftest import PLUGIN_PKG, harness_env, run_harness, run_in
 from harness.config.run import RunConfig
 from harness.engine.runner import run
 from harness.errors import StrictModeError
@@ -40,16 +40,7 @@ def test_bad_media_become_counted_errors_and_the_rest_is_scored(tmp_path, colors
     root = tmp_path / "data"
     shutil.copytree(colors_root, root)
     expected = _break_videos(root / "colors" / "videos")
-    cfg = RunConfig(
-        tasks=["colors_qa"],
-        model="oracle",
-        data=root,
-        output_path=tmp_path / "out",
-        log_samples=True,
-        cache_dir=tmp_path / "cache",
-        progress=False,
-    )
-    out = run(cfg, load_plugins())
+    out = run_in(tmp_path, ["colors_qa"], "oracle", root, load_plugins(), progress=False)
     res = out.results["task_results"]["colors_qa"]
     assert res["errors"] == {"media": 10} and res["n_scored"] == 14
     assert res["metrics"]["accuracy"] == {**res["metrics"]["accuracy"], "value": 1.0, "n": 14}
@@ -145,16 +136,7 @@ def test_a_malformed_row_is_a_counted_request_error(tmp_path, colors_root, with_
     rows[0]["video"] = {"not": "a path"}
     rows[1]["video"] = "/absolute/video.mp4"
     _write_rows(root, rows)
-    cfg = RunConfig(
-        tasks=["colors_qa"],
-        model="oracle",
-        data=root,
-        cache_dir=tmp_path / "c",
-        progress=False,
-        output_path=tmp_path / "o",
-        log_samples=True,
-    )
-    out = run(cfg, load_plugins())
+    out = run_in(tmp_path, ["colors_qa"], "oracle", root, load_plugins(), progress=False)
     res = out.results["task_results"]["colors_qa"]
     assert res["n_errors"] == 2 and res["n_scored"] == 22
     msgs = [r["error"]["message"] for r in read_samples(out.samples_paths["colors_qa"]) if r["error"]]

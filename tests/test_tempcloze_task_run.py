@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
-from tempcloze_helpers import build_tempcloze as _build
+from tempcloze_helpers import root_fixtures
 from tempcloze_helpers import run_tasks as _run
 from tempcloze_helpers import samples as _samples
 
@@ -20,16 +19,7 @@ from harness.plugins.registry import Entry
 N_VIDEOS = 12
 
 
-@pytest.fixture(scope="module")
-def virtual_root(tmp_path_factory) -> Path:
-    """12 builder-made virtual items (segments over sources kept inside the dataset root), all in Hard."""
-    return _build(tmp_path_factory.mktemp("tc_virtual"), N_VIDEOS, virtual=True)
-
-
-@pytest.fixture(scope="module")
-def files_root(tmp_path_factory) -> Path:
-    """3 builder-made items in the release's file layout."""
-    return _build(tmp_path_factory.mktemp("tc_files"), 3, virtual=False)
+virtual_root, files_root = root_fixtures("tc", N_VIDEOS, 3)
 
 
 def _with_model(name: str, factory) -> object:

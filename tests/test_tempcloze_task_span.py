@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from tempcloze_helpers import build_tempcloze as _build
+from tempcloze_helpers import root_fixtures
 from tempcloze_helpers import run_tasks as _run
 from tempcloze_helpers import samples as _samples
 
@@ -62,14 +62,7 @@ def test_visible_frames_match_hand_checked_indices(markers):
         visible_clip(before, "GT", 4, SPEC, markers, "test")
 
 
-@pytest.fixture(scope="module")
-def virtual_root(tmp_path_factory) -> Path:
-    return _build(tmp_path_factory.mktemp("span_virtual"), N_VIDEOS, virtual=True)
-
-
-@pytest.fixture(scope="module")
-def files_root(tmp_path_factory) -> Path:
-    return _build(tmp_path_factory.mktemp("span_files"), 2, virtual=False)
+virtual_root, files_root = root_fixtures("span", N_VIDEOS, 2)
 
 
 @pytest.mark.parametrize("which", ["virtual_root", "files_root"])

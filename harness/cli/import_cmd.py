@@ -45,6 +45,7 @@ def write_imported(run: ImportedRun, out: Path, state: PluginState, include_path
     configs = {}
     for task, records in run.tasks.items():
         t = build_task(state, task)
+        t.prepare_scoring([rec for rec in records if not rec.get("error")])
         for rec in records:  # parsed and scored as a run would log them (rescore recomputes the same)
             if not rec.get("error"):
                 score_record(t, rec)

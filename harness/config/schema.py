@@ -85,6 +85,9 @@ class HooksConfig(_Strict):
     target: Optional[str] = None
     parse: Optional[str] = None
     score: Optional[str] = None
+    #: prepare_scoring(records: list[dict]) -> None: every answer of the task before any is scored (batch work
+    #: for `score`). Never recorded in results (`exclude`): by contract it changes no score, only speed.
+    prepare_scoring: Optional[str] = Field(default=None, exclude=True)
     aggregate: Optional[str] = None
     oracle_answer: Optional[str] = None
     answer_space: Optional[str] = None

@@ -5,6 +5,7 @@ Hook signatures (all optional; see docs/plugins.md):
   build_request(doc: dict, task: Task) -> list[Message]     (video parts carry VideoRef, frames unset)
   target(doc) -> Any;  oracle_answer(doc, target) -> str;  answer_space(docs) -> list[str]
   parse(response: Response, doc) -> Parsed;  score(parsed: Parsed, target, doc) -> dict[str, float | None]
+  prepare_scoring(records: list[dict]) -> None   (batch work for `score`, once per task before it; optional)
   aggregate(records: list[dict], task: Task) -> dict   (extra tables for results.json)
 """
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 import functools
 import inspect
 import json
+import logging
 import os
 import re
 from collections import Counter
@@ -38,6 +40,8 @@ from harness.data.templates import render
 from harness.errors import ConfigError, DataError, UnsuitableModelError
 from harness.plugins.references import hook_file, load_hook
 from harness.scoring.aggregations import Aggregator, resolve_aggregation
+
+log = logging.getLogger("harness.data.task")
 
 
 @dataclass
@@ -181,6 +185,7 @@ class Task:
         cfg = self.config
         refs = [("dataset.loader", cfg.dataset.loader), ("dataset.process_docs", cfg.dataset.process_docs)]
         refs += [(f"hooks.{k}", v) for k, v in cfg.hooks.model_dump().items()]
+        refs.append(("hooks.prepare_scoring", cfg.hooks.prepare_scoring))  # left out of dumps (schema.py)
         refs += [(f"metrics[{i}].aggregation", m.aggregation) for i, m in enumerate(cfg.metrics) if ":" in m.aggregation]
         refs.append(("metadata.calibration", cfg.metadata.get("calibration")))
         if cfg.dataset.hub is not None:
@@ -432,6 +437,21 @@ class Task:
     def parse(self, response: Response, doc: dict) -> Parsed:
         hook = self.hook("parse")
         return hook(response, doc, None) if hook is not None else default_parse(response, doc)
+
+    def prepare_scoring(self, records: list[dict]) -> None:
+        """Hand every answer about to be scored to the task's `prepare_scoring` hook, once, before the per-sample
+        `score` calls: batch work those calls then reuse (RVTBench tokenizes every reply in one process).
+
+        `records` are samples-file records (`raw`, `structured`, `doc`, `target`) in doc order; scores never
+        depend on this step, so a hook that raises only costs speed: logged, and scoring goes on per sample."""
+        hook = self.hook("prepare_scoring")
+        if hook is None or not records:
+            return
+        try:
+            hook(records)
+        except Exception as exc:  # the per-sample score calls still give every score, only slower
+            what = f"{type(exc).__name__}: {exc}"
+            log.warning("task '%s': the prepare_scoring hook raised %s; scoring per sample", self.name, what)
 
     def score(self, parsed: Parsed, target: Any, doc: dict) -> dict[str, Any]:
         """Per-sample scores; a corpus metric the scorer leaves out gets the item `[answer, target]`

@@ -245,6 +245,24 @@ class Evaluator:
         return rec
 
 
+def prepare_scoring(instances: list[Instance]) -> None:
+    """Each task's answers, before any of them is scored, to its `prepare_scoring` hook (batch work, once)."""
+    answers: dict[str, tuple[Task, list[dict]]] = {}
+    for inst in instances:
+        if inst.error is None and inst.response is not None:
+            _, records = answers.setdefault(inst.task.name, (inst.task, []))
+            records.append(
+                {
+                    "raw": inst.response.text,
+                    "structured": inst.response.structured,
+                    "doc": inst.task.logged_doc(inst.doc),
+                    "target": inst.target,
+                }
+            )
+    for task, records in answers.values():
+        task.prepare_scoring(records)
+
+
 def _clean_scores(scores: Any, items: frozenset = frozenset()) -> dict[str, Any]:
     """Scores as floats or None ("not applicable"); a value that is no finite number raises ValueError.
 

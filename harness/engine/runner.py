@@ -18,7 +18,7 @@ from harness.contract.model import Model
 from harness.data.lmms_task import LmmsTask
 from harness.data.task import Parsed, Task
 from harness.engine import distributed
-from harness.engine.evaluator import Evaluator, rescore_sample, score_sample
+from harness.engine.evaluator import Evaluator, prepare_scoring, rescore_sample, score_sample
 from harness.engine.fitting import per_clip_budget
 from harness.engine.judging import RULE_JUDGE, JudgeClient
 from harness.engine.model_loading import judge_entry, load_judge, load_model
@@ -265,6 +265,7 @@ def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
             evaluator.judge = judge
         mine = distributed.shard(instances, rank, world, _video_of)  # a video's samples on one rank
         evaluator.run_instances(mine)
+        prepare_scoring(mine)  # batch work of the tasks' scorers, before the per-sample scores
         records = score_in_order(mine, evaluator.record, lambda t, r: score_sample(t, r, judge), seeds)
     finally:
         model.close()

@@ -55,6 +55,10 @@ class SampleRecord:
     scores: dict[str, Any] = field(default_factory=dict)
     error: Optional[dict] = None
 
+    def answer(self) -> dict[str, Any]:
+        """The answer as a task's `prepare_scoring` hook receives it (the samples-file keys it reads)."""
+        return {"raw": self.raw, "structured": self.structured, "doc": self.doc, "target": self.target}
+
     def to_json(self) -> dict[str, Any]:
         """The samples-file line (harness/results/schemas: `frame_spec` is the effective spec's digest)."""
         return {

@@ -69,8 +69,12 @@ def rescore_in_order(
     tasks: list, per_task: dict[str, list], rescore: Callable[[Any, Any], None], seeds: Seeds
 ) -> None:
     """`rescore(task, record)` every task's records again in doc order after `seed_generators` (a multi-rank
-    run, whose ranks scored interleaved shards, and `--rescore`); `rescore` keeps harness-side errors."""
+    run, whose ranks scored interleaved shards, and `--rescore`), each task's answers handed to its
+    `prepare_scoring` hook first, once; `rescore` keeps harness-side errors."""
     for task in tasks:
         seed_generators(seeds)
-        for rec in per_task.get(task.name, []):
+        records = per_task.get(task.name, [])
+        answers = [r if isinstance(r, dict) else r.answer() for r in records]  # samples-file lines or SampleRecords
+        task.prepare_scoring([a for a in answers if a.get("raw") is not None])
+        for rec in records:
             rescore(task, rec)

@@ -1,5 +1,5 @@
 """CycliST report sections: the paper's Tables 4-12 and Fig. 8 from the tables the task's aggregate hook
-writes into results.json (tasks/cyclist/tables.py), models as rows.
+writes into results.json (tasks/cyclist/aggregate.py), models as rows.
 
 Per-tier VQA tables come from the tasks `cyclist_l1` .. `cyclist_l5` (task_results[task]["tables"]), caption
 tables from `cyclist_caption_l1` .. `_l5`. Cells carry the hook's paper chance level (`chance`: a uniform
@@ -214,6 +214,50 @@ def _has_cyclist(run: dict) -> bool:
     return any(_tables(run, vqa_task(t)) or _tables(run, caption_task(t)) for t in TIER_NAMES)
 
 
+def _descriptive_section(vqa: list[dict[str, Any]]) -> ReportSection:
+    """Temporal descriptive VQA: Tables 4 and 5."""
+    return ReportSection(
+        "CycliST: temporal descriptive VQA", "", [*_table4(vqa), *_table5(vqa)], level=3, key="cyclist-descriptive"
+    )
+
+
+def _representative_section(vqa: list[dict[str, Any]]) -> ReportSection:
+    """Scene representative VQA: Tables 6-10 (orbits, transitions, counting, completed cycles, periods), Fig. 8."""
+    tables = [
+        _per_tier_table(
+            vqa,
+            "Table 6: orbits (%)",
+            [("Direction", "cycle_representative_clockwise"), ("Center", "cycle_representative_orbit")],
+            "chance in the headers: a uniform guess over each question's answers (2 directions; 8 colours "
+            "or 2 sizes for the center), averaged over the questions evaluated.",
+        ),
+        _per_tier_table(
+            vqa,
+            "Table 7: cyclic transitions (%)",
+            [("Transition", "cycle_representative_transition")],
+            "initial / next attribute value of changing objects; chance in the headers (uniform over "
+            "each question's colours or sizes, averaged over the questions evaluated).",
+        ),
+        _numeric_table(
+            vqa,
+            "Table 8: counting object cycles",
+            "numeric_counting",
+            True,
+            "accuracy (%) and MAE in cycles; MAE band from 1 to 0.",
+        ),
+        _numeric_table(
+            vqa, "Table 9: completed cycles", "numeric_occurrence", True, "accuracy (%) and MAE in cycles."
+        ),
+        _numeric_table(
+            vqa, "Table 10: frames per cycle (MAE)", "numeric_periodicity", False, "MAE in frames; band from 100 to 0."
+        ),
+    ]
+    fig = _figure8(vqa)
+    return ReportSection(
+        "CycliST: scene representative VQA", "", tables, [fig] if fig else [], level=3, key="cyclist-representative"
+    )
+
+
 def cyclist_sections(runs: list[dict[str, Any]]) -> list[ReportSection]:
     """The CycliST part of the report (empty when no run evaluated a CycliST tier task)."""
     mine = [r for r in runs if _has_cyclist(r)]
@@ -232,64 +276,7 @@ def cyclist_sections(runs: list[dict[str, Any]]) -> list[ReportSection]:
         )
     ]
     if vqa:
-        t6 = _per_tier_table(
-            vqa,
-            "Table 6: orbits (%)",
-            [("Direction", "cycle_representative_clockwise"), ("Center", "cycle_representative_orbit")],
-            "chance in the headers: a uniform guess over each question's answers (2 directions; 8 colours "
-            "or 2 sizes for the center), averaged over the questions evaluated.",
-        )
-        t7 = _per_tier_table(
-            vqa,
-            "Table 7: cyclic transitions (%)",
-            [("Transition", "cycle_representative_transition")],
-            "initial / next attribute value of changing objects; chance in the headers (uniform over "
-            "each question's colours or sizes, averaged over the questions evaluated).",
-        )
-        fig = _figure8(vqa)
-        sections.append(
-            ReportSection(
-                "CycliST: temporal descriptive VQA",
-                "",
-                [*_table4(vqa), *_table5(vqa)],
-                level=3,
-                key="cyclist-descriptive",
-            )
-        )
-        sections.append(
-            ReportSection(
-                "CycliST: scene representative VQA",
-                "",
-                [
-                    t6,
-                    t7,
-                    _numeric_table(
-                        vqa,
-                        "Table 8: counting object cycles",
-                        "numeric_counting",
-                        True,
-                        "accuracy (%) and MAE in cycles; MAE band from 1 to 0.",
-                    ),
-                    _numeric_table(
-                        vqa,
-                        "Table 9: completed cycles",
-                        "numeric_occurrence",
-                        True,
-                        "accuracy (%) and MAE in cycles.",
-                    ),
-                    _numeric_table(
-                        vqa,
-                        "Table 10: frames per cycle (MAE)",
-                        "numeric_periodicity",
-                        False,
-                        "MAE in frames; band from 100 to 0.",
-                    ),
-                ],
-                [fig] if fig else [],
-                level=3,
-                key="cyclist-representative",
-            )
-        )
+        sections += [_descriptive_section(vqa), _representative_section(vqa)]
     if cap:
         sections.append(
             ReportSection(

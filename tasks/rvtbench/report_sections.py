@@ -1,6 +1,6 @@
 """RVTBench report sections: the paper's Tables 2-4 (every metric per reasoning category x level, plus
 overall), models as rows, and J&F / cIoU by level plots, from the task's aggregate tables
-(task_results[task]["tables"]["by_category_level"], tasks/rvtbench/tables.py)."""
+(task_results[task]["tables"]["by_category_level"], tasks/rvtbench/aggregate.py)."""
 
 from __future__ import annotations
 
