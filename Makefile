@@ -9,8 +9,8 @@ DEMO_OUT ?= demo_out
 # Peers' environments (docs/frames.md, docs/plugins.md): the decoder tests (the files that decode or encode
 # with PyAV; the sampler's index arithmetic does not) run again under the oldest PyAV the core declares and,
 # with the `lmms` extra (lmms-eval 0.7.3, which caps PyAV below 16), in lmms-eval's own environment, where the
-# lmms-eval comparisons run too. Each is a --target folder put first on PYTHONPATH in front of the main venv,
-# installed once and kept until setup.cfg changes.
+# lmms-eval comparisons run too; lm-eval's own readers read our results files. Each is a --target folder put
+# first on PYTHONPATH in front of the main venv, installed once and kept until setup.cfg changes.
 PEERS := $(VENV)/peers
 AV_OLDEST ?= 12.0.0
 DECODER_TESTS := tests/test_frames_decode.py tests/test_frames_writer.py tests/test_frames_cache.py
@@ -21,6 +21,11 @@ LMMS_TESTS := tests/test_lmms_eval_tasks.py tests/test_lmms_port.py tests/test_l
 PYTEST_WORKERS ?= auto
 PEER_PYTEST := $(PY) -m pytest -q -p no:cacheprovider
 PYTEST := $(PEER_PYTEST) -n $(PYTEST_WORKERS) --dist loadfile
+# lm-eval's own readers of results files (utils.make_table, the tracker's file-name helpers) for the results
+# schema test; they need only these of lm-eval's dependencies (the rest, torch and transformers, come from the venv)
+LM_EVAL_PEER := lm-eval==0.4.13 pytablewriter DataProperty mbstrdecoder pathvalidate tabledata tcolorpy typepy \
+	chardet python-dateutil pytz
+LM_EVAL_TESTS := tests/test_lm_eval_results.py
 
 .PHONY: setup-core setup setup-peers demo test test-peers lint bench clean
 
@@ -49,9 +54,14 @@ $(PEERS)/lmms/.done: $(VENV)/.all setup.cfg
 	$(PY) -m pip install -q --no-deps --only-binary=:all: --target $(@D) -r $(PEERS)/lmms-requirements.txt
 	touch $@
 
+$(PEERS)/lm-eval/.done: $(VENV)/.core Makefile
+	rm -rf $(@D)
+	$(PY) -m pip install -q --no-deps --only-binary=:all: --target $(@D) $(LM_EVAL_PEER)
+	touch $@
+
 setup-core: $(VENV)/.core
 setup: $(VENV)/.all
-setup-peers: $(PEERS)/av-oldest/.done $(PEERS)/lmms/.done
+setup-peers: $(PEERS)/av-oldest/.done $(PEERS)/lmms/.done $(PEERS)/lm-eval/.done
 
 demo: setup-core
 	$(PY) -m harness demo --out $(DEMO_OUT)
@@ -74,6 +84,7 @@ test: setup
 test-peers: setup setup-peers
 	PYTHONPATH=$(PEERS)/av-oldest $(PEER_PYTEST) $(DECODER_TESTS)
 	PYTHONPATH=$(PEERS)/lmms $(PEER_PYTEST) $(DECODER_TESTS) $(LMMS_TESTS)
+	PYTHONPATH=$(PEERS)/lm-eval $(PEER_PYTEST) $(LM_EVAL_TESTS)
 
 bench: setup
 	$(PY) -m bench

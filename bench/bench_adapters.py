@@ -16,9 +16,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import numpy as np
 
@@ -112,40 +110,18 @@ def bench_hf(fast: bool) -> list[dict]:
     ]
 
 
-class _SleepyServer:
+class _SleepyServer(from_tests("servers.chat").ChatServer):
     """Answers every chat completion after `latency` seconds."""
 
     def __init__(self, latency: float) -> None:
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            disable_nagle_algorithm = True  # headers and body go out as separate writes
+        self.latency = latency
+        super().__init__()
 
-            def log_message(self, *args):
-                pass
-
-            def do_POST(self):
-                self.rfile.read(int(self.headers["Content-Length"]))
-                time.sleep(latency)
-                body = json.dumps(
-                    {
-                        "choices": [{"message": {"role": "assistant", "content": "A"}}],
-                        "usage": {"prompt_tokens": 10, "completion_tokens": 1},
-                    }
-                ).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True).start()
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+    def reply(self, handler, body):
+        time.sleep(self.latency)
+        usage = {"prompt_tokens": 10, "completion_tokens": 1}
+        reply = {"choices": [{"message": {"role": "assistant", "content": "A"}}], "usage": usage}
+        self.send(handler, 200, json.dumps(reply).encode())
 
 
 def bench_openai(fast: bool) -> list[dict]:

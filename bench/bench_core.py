@@ -69,7 +69,7 @@ def throughput(fast: bool) -> dict:
         t = time.perf_counter()
         out = run(cfg, state)
         elapsed = time.perf_counter() - t
-        n = out.results["results"]["colors_qa"]["n_samples"]
+        n = out.results["task_results"]["colors_qa"]["n_samples"]
         conn = sqlite3.connect(tmp / "cache" / "responses.sqlite")
         t = time.perf_counter()
         rows = conn.execute("SELECT value FROM responses").fetchall()

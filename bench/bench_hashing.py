@@ -20,10 +20,10 @@ from pathlib import Path
 from builders.tempcloze.config import BuildConfig
 from builders.tempcloze.pipeline import build_dataset
 from builders.tempcloze.synthetic import write_pattern_video
-from harness.cache import content_hash as media_hash
 from harness.config.run import RunConfig
 from harness.engine import generation as pipeline
 from harness.engine import runner
+from harness.frames import content_hash as media_hash
 from harness.frames import decoder_versions, probe
 from harness.plugins.loading import load_plugins
 

@@ -15,6 +15,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench import figure_row
+
 TARGET = "no speed bar in issue 10; generation stages should add little to the DT (ratio near 1)"
 
 
@@ -63,16 +65,7 @@ def run(fast: bool = False) -> list[dict]:
         ours = max(_full(cyclist, Path(tmp) / f"full{k}") for k in range(repeats))
         base = max(_dt_only(cyclist, Path(tmp) / f"dt{k}") for k in range(repeats))
     label = f"{scenes} CycliST L2 scenes, {frames} frames {size}" + (" (fast)" if fast else "")
-    return [
-        {
-            "figure": f"RVTBench --from-synthetic build vs DT alone, {label}, videos/s",
-            "ours": ours,
-            "baseline": base,
-            "ratio": ours / base if base > 0 else float("inf"),
-            "unit": "videos/s",
-            "target": TARGET,
-        }
-    ]
+    return [figure_row(f"RVTBench --from-synthetic build vs DT alone, {label}, videos/s", ours, base, "videos/s", TARGET)]
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench import figure_row
 from builders.tempcloze.config import BuildConfig
 from builders.tempcloze.pipeline import build_dataset
 from builders.tempcloze.synthetic import write_pattern_video
@@ -56,16 +57,7 @@ def run(fast: bool = False) -> list[dict]:
         ours = _rate(src, Path(tmp) / "ours", BuildConfig(virtual=True, workers=1), count)
         base = _rate(src, Path(tmp) / "base", BuildConfig(virtual=True, workers=1, flow_height=h), count)
     label = f"{int(seconds)} s {h}p" + (" (fast: short small sources)" if fast else "")
-    return [
-        {
-            "figure": f"TempCloze --virtual build, {label}, videos/minute/core",
-            "ours": ours,
-            "baseline": base,
-            "ratio": ours / base if base > 0 else float("inf"),
-            "unit": "videos/minute/core",
-            "target": TARGET,
-        }
-    ]
+    return [figure_row(f"TempCloze --virtual build, {label}, videos/minute/core", ours, base, "videos/minute/core", TARGET)]
 
 
 if __name__ == "__main__":

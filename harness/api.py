@@ -24,7 +24,7 @@ from harness.contract.messages import (
 from harness.contract.model import Model, PartialGeneration, Result
 from harness.data.archives import ArchiveError, archive_stem, is_archive, is_unpacked, unpack_archive
 from harness.data.hub import checkpoint_kwargs
-from harness.data.media import Segment, VideoRef, media_identity
+from harness.data.media import Segment, VideoRef
 from harness.data.task import DroppedRow, MediaPathError, Parsed, Task, read_jsonl_rows, safe_media_path
 from harness.errors import (
     ConfigError,
@@ -36,16 +36,16 @@ from harness.errors import (
     UnsuitableModelError,
 )
 from harness.files import atomic_path, write_atomic
+from harness.frames.content_hash import media_identity
 from harness.frames.spec import FrameSpec
 from harness.hookspecs import hookimpl
+from harness.plugins.loading import load_plugins
 from harness.results.writer import SamplesFileError, iter_samples, read_samples
 
 
 def registry(include_paths: tuple = ()):
     """The registry filled by every installed plugin: how builders and plugins reach registered models,
     builder parts, metrics or judges by name (`registry().get("model", name).load()`)."""
-    from harness.plugins.loading import load_plugins
-
     return load_plugins(include_paths).registry
 
 

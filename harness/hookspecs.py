@@ -6,6 +6,12 @@ callback.
 A plugin is a module with functions decorated by `hookimpl` (pluggy marker "harness") named after the hooks
 (`register_tasks`, `register_models`, ...); it may implement any subset. Registering by string reference
 ("package.module:Name") keeps heavy imports lazy.
+
+A task's own hooks (the `hooks:` of its YAML: `build_request`, `target`, `parse`, `score`, ...) are plain
+functions, each always called with the same arguments (docs/plugins.md lists them); the core never inspects a
+hook's signature per sample. `parse` is called as `parse(response, doc, judge)`; the documented two-parameter
+form `parse(response, doc)` keeps working, adapted once when the task loads the hook
+(`harness.data.task.with_judge`).
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ from types import ModuleType
 REMOVAL_VERSION = "1.0"
 # old module -> new module (harness.plugins and harness.results are packages now and re-export their module)
 MOVED = {
+    "harness.cache.content_hash": "harness.frames.content_hash",  # moved in 0.2 after the regroup
     "harness.adapt": "harness.engine.fitting",
     "harness.aggregate": "harness.scoring.task_results",
     "harness.aggregations": "harness.scoring.aggregations",
@@ -32,7 +33,7 @@ MOVED = {
     "harness.lmms_task": "harness.data.lmms_task",
     "harness.locking": "harness.cache.locking",
     "harness.media": "harness.data.media",
-    "harness.media_hash": "harness.cache.content_hash",
+    "harness.media_hash": "harness.frames.content_hash",
     "harness.model": "harness.contract.model",
     "harness.pipeline": "harness.engine.generation",
     "harness.registry": "harness.plugins.registry",

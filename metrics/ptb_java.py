@@ -123,3 +123,13 @@ def tokenize_captions(captions: Sequence[str], memo: bool = False) -> list[str]:
             _MEMO.clear()
         _MEMO.update(zip(missing, java_tokenize(missing), strict=True))
     return [_MEMO[c] for c in captions]
+
+
+def prefetch_tokens(captions: Sequence[str]) -> None:
+    """Tokenize captions ahead, in one batch, for later `tokenize_captions(..., memo=True)` calls.
+
+    Per-sample scoring tokenizes one reply at a time; calling this first with every reply and reference of a
+    task makes that one Java process for the whole task instead of one per reply. The Python port runs
+    in-process and has nothing to gain, so it is left alone."""
+    if active_tokenizer() == JAVA_NAME:
+        tokenize_captions(captions, memo=True)

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import configparser
 import os
+import re
 import socket
 import subprocess
 import sys
+import textwrap
+from importlib import metadata
 from pathlib import Path
 
 import pytest
+
+from harness.config.run import RunConfig
+from harness.engine.runner import run
 
 TESTS = Path(__file__).parent
 REPO = TESTS.parent
@@ -50,6 +57,25 @@ def with_plugin(plugin_site, monkeypatch):
     return plugin_site
 
 
+@pytest.fixture(scope="session")
+def rvtbench_demo(tmp_path_factory) -> Path:
+    """The RVTBench builder's demo set (every task type, from a tiny CycliST build), read-only: copy to change."""
+    from builders.rvtbench.commands import RvtbenchBuilder
+
+    (ds,) = RvtbenchBuilder().demo(tmp_path_factory.mktemp("rvtdemo"), 0)
+    return ds.data_dir
+
+
+@pytest.fixture
+def scripted(tmp_path, monkeypatch):
+    """The scripted RVTBench test plugin (harness_rvtscripted) installed through a dist-info folder."""
+    site = tmp_path / "site"
+    write_dist_info(site, "harness-rvtscripted", "0.1.0", {"rvtscripted": "harness_rvtscripted.plugin"})
+    monkeypatch.syspath_prepend(str(PLUGIN_PKG))
+    monkeypatch.syspath_prepend(str(site))
+    return site
+
+
 @pytest.fixture
 def evaluate_offline(monkeypatch, tmp_path):
     """The `evaluate` package with the hubs switched off and a private HF home (skips where it is missing)."""
@@ -70,6 +96,20 @@ def colors_root(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("data")
     make_dataset(root / "colors")
     return root
+
+
+def task_folder(folder: Path, file: str, yaml_text: str) -> Path:
+    """`folder` (made when missing) holding the task YAML `file`, its text dedented: an --include_path folder."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / file).write_text(textwrap.dedent(yaml_text))
+    return folder
+
+
+def run_in(tmp_path: Path, tasks: list[str], model: str, data, state=None, **options):
+    """One in-process run with its outputs (samples logged) and caches under `tmp_path` ("o", "c")."""
+    options = {"output_path": tmp_path / "o", "cache_dir": tmp_path / "c", "log_samples": True, **options}
+    config = RunConfig(tasks=tasks, model=model, data=data, **options)
+    return run(config) if state is None else run(config, state)
 
 
 def harness_env(plugin_site: Path | None = None, **extra: str) -> dict[str, str]:
@@ -105,6 +145,23 @@ def run_harness(
     )
 
 
+@pytest.fixture
+def figures(monkeypatch) -> list:
+    """Every matplotlib figure the report's plot helpers render in the test (captured where they become PNG
+    bytes), for layout checks with harness.report.plots.layout_problems."""
+    from harness.report import plots
+
+    captured = []
+    real = plots._png
+
+    def capture(fig):
+        captured.append(fig)
+        return real(fig)
+
+    monkeypatch.setattr(plots, "_png", capture)
+    return captured
+
+
 _HIDE_PACKAGES = '''
 import sys
 from importlib.abc import MetaPathFinder
@@ -129,4 +186,35 @@ def without_packages(env: dict[str, str], folder: Path, *packages: str) -> dict[
     (folder / "sitecustomize.py").write_text(_HIDE_PACKAGES.format(blocked=sorted(packages)))
     env = dict(env)
     env["PYTHONPATH"] = os.pathsep.join([str(folder), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    return env
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def extras_modules() -> list[str]:
+    """Top-level modules, installed here, of the packages that only setup.cfg's extras require."""
+    cfg = configparser.RawConfigParser()
+    cfg.read(REPO / "setup.cfg")
+
+    def names(text: str) -> set[str]:
+        return {_norm(m.group(0)) for line in text.splitlines() if (m := re.match(r"\s*([A-Za-z0-9][\w.-]*)", line))}
+
+    extra = set().union(*(names(v) for v in cfg["options.extras_require"].values()))
+    only_extra = extra - names(cfg["options"]["install_requires"])
+    return sorted(m for m, dists in metadata.packages_distributions().items() if only_extra & {_norm(d) for d in dists})
+
+
+def core_install_env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    """harness_env as in a core install (`make demo`): every extra's packages hidden (a sitecustomize in
+    `tmp_path/site`) and a stub `java` (`tmp_path/bin`) first on the PATH, the case where the caption metrics
+    once reached for pycocoevalcap, which only the `test` extra has."""
+    env = without_packages(harness_env(None), tmp_path / "site", *extras_modules())
+    env.pop("HARNESS_PTB_TOKENIZER", None)
+    env.update(extra)
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "java").write_text("#!/bin/sh\nexit 0\n")
+    (tmp_path / "bin" / "java").chmod(0o755)
+    env["PATH"] = f"{tmp_path / 'bin'}:{env['PATH']}"
     return env

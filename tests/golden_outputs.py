@@ -17,7 +17,8 @@ from pathlib import Path
 GOLDEN = Path(__file__).parent / "golden"
 # keys whose values differ between two runs of the same command on the same inputs
 VOLATILE_KEYS = {
-    "git_hash", "package_versions", "date", "timestamp", "start_time", "end_time", "total_evaluation_time_seconds"
+    "git_hash", "package_versions", "transformers_version", "date", "timestamp", "start_time", "end_time",
+    "total_evaluation_time_seconds",
 }
 TIMESTAMP = re.compile(r"_?\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d+")
 

@@ -84,6 +84,17 @@ QWEN2_VL_TOKENS = {
 LLAVA_NEXT_VIDEO_TOKENS = {"<unk>": 0, "<s>": 1, "</s>": 2, "<video>": 32000, "<image>": 32001}
 
 # --------------------------------------------------------------------------- per-family architecture facts
+QWEN2_VL = {
+    "vision": {"patch_size": 14, "spatial_merge_size": 2, "temporal_patch_size": 2},
+    "context_length": 32768,
+    "vocab_size": 152064,
+    "tokens": QWEN2_VL_TOKENS,
+    "eos": "<|im_end|>",
+    "pad": "<|endoftext|>",
+    "mrope_section": [16, 24, 24],
+    "generation_config": None,
+    "chat_template": QWEN2_VL_CHAT_TEMPLATE,
+}
 FAMILIES: dict[str, dict] = {
     "llava_onevision": {
         # llava-onevision-qwen2-7b-ov-hf config.json; LLaVA-Video-7B-Qwen2-hf is a conversion of the same arch.
@@ -119,28 +130,12 @@ FAMILIES: dict[str, dict] = {
         "generation_config": None,
         "chat_template": LLAVA_NEXT_VIDEO_CHAT_TEMPLATE,
     },
-    "qwen2_vl": {
-        "vision": {"patch_size": 14, "spatial_merge_size": 2, "temporal_patch_size": 2},
-        "context_length": 32768,
-        "vocab_size": 152064,
-        "tokens": QWEN2_VL_TOKENS,
-        "eos": "<|im_end|>",
-        "pad": "<|endoftext|>",
-        "mrope_section": [16, 24, 24],
-        "generation_config": None,
-        "chat_template": QWEN2_VL_CHAT_TEMPLATE,
-    },
+    "qwen2_vl": QWEN2_VL,
     "qwen2_5_vl": {
-        "vision": {"patch_size": 14, "spatial_merge_size": 2, "temporal_patch_size": 2, "window_size": 112},
+        **QWEN2_VL,  # the same tokens, template and M-RoPE sections; a windowed vision tower, a longer context
+        "vision": {**QWEN2_VL["vision"], "window_size": 112},
         # Qwen2.5-VL-7B-Instruct config.json max_position_embeddings 128000 (qwen-vl-utils MODEL_SEQ_LEN).
         "context_length": 128000,
-        "vocab_size": 152064,
-        "tokens": QWEN2_VL_TOKENS,
-        "eos": "<|im_end|>",
-        "pad": "<|endoftext|>",
-        "mrope_section": [16, 24, 24],
-        "generation_config": None,
-        "chat_template": QWEN2_VL_CHAT_TEMPLATE,
     },
     "internvl": {
         # OpenGVLab/InternVL3-*-hf processor_config.json: image_seq_length 256 (448 px tile, patch 14,

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from harness.config.run import RunConfig
 from harness.engine.runner import run
 
@@ -33,3 +35,18 @@ def run_tasks(tmp_path: Path, data: Path, tasks: list[str], model: str, state=No
 def samples(out, task: str) -> list[dict]:
     """The samples file of `task` from a run's outcome."""
     return [json.loads(x) for x in out.samples_paths[task].read_text().splitlines()]
+
+
+def root_fixtures(name: str, virtual_items: int, file_items: int):
+    """A test module's fixtures `virtual_root` and `files_root`: builder-made items, as virtual clips (segments
+    over sources kept inside the dataset root) and in the release's file layout, all in Hard."""
+
+    @pytest.fixture(scope="module")
+    def virtual_root(tmp_path_factory) -> Path:
+        return build_tempcloze(tmp_path_factory.mktemp(f"{name}_virtual"), virtual_items, virtual=True)
+
+    @pytest.fixture(scope="module")
+    def files_root(tmp_path_factory) -> Path:
+        return build_tempcloze(tmp_path_factory.mktemp(f"{name}_files"), file_items, virtual=False)
+
+    return virtual_root, files_root

@@ -37,14 +37,14 @@ def test_results_account_for_every_row_by_kind_and_reason(broken_root, tmp_path,
     )
     results = run(cfg, load_plugins()).results
     validate_results(results)
-    res = results["results"]["colors_qa"]
+    res = results["task_results"]["colors_qa"]
     assert res["n_rows"] == 24 and res["n_scored"] == 14 and res["n_errors"] == 10
     assert res["coverage"] == pytest.approx(14 / 24)
     by_reason = res["errors_by_reason"]["media"]
     assert sum(by_reason.values()) == 10 and {"truncated", "empty", "unsupported_codec"} <= set(by_reason)
     assert res["error_examples"] and res["error_examples"][0]["kind"] == "media"
-    group = results["groups"]["colors_all"]
-    members = [results["results"][t] for t in group["tasks"]]
+    group = results["group_results"]["colors_all"]
+    members = [results["task_results"][t] for t in group["tasks"]]
     assert group["n_rows"] == sum(m["n_rows"] for m in members)
     assert group["n_errors"] == sum(m["n_errors"] for m in members)
     assert group["coverage"] == pytest.approx(group["n_scored"] / group["n_rows"])
@@ -72,8 +72,8 @@ def test_server_down_exits_5_with_the_reason(colors_root, tmp_path, plugin_site)
     r, results = _cli(tmp_path, plugin_site, colors_root, "--model_args", "down=1", model="counting")
     assert r.returncode == 5, (r.returncode, r.stderr)
     assert "scored nothing" in r.stderr and "connection refused" in r.stderr
-    assert results["results"]["colors_qa"]["errors"] == {"generation": 24}
-    assert results["results"]["colors_qa"]["errors_by_reason"] == {"generation": {"ConnectionError": 24}}
+    assert results["task_results"]["colors_qa"]["errors"] == {"generation": 24}
+    assert results["task_results"]["colors_qa"]["errors_by_reason"] == {"generation": {"ConnectionError": 24}}
 
 
 def test_compare_and_leaderboard_refuse_incomplete_runs_unless_allowed(
@@ -159,7 +159,7 @@ def test_an_aggregate_hook_that_raises_still_writes_results_marked_incomplete(tm
     )
     r, results = _cli(tmp_path, None, colors_root, "--include_path", str(folder))
     assert r.returncode == 5, r.stderr
-    res = results["results"]["colors_qa"]
+    res = results["task_results"]["colors_qa"]
     assert "KeyError" in res["tables_error"] and res["metrics"]["accuracy"]["value"] == 1.0
     assert "paper tables are missing" in r.stderr
 
@@ -173,6 +173,6 @@ def test_dropped_rows_are_shown_and_recorded(tmp_path, colors_root, plugin_site)
     assert r.returncode == 0, r.stderr
     assert "2 row(s) dropped by the loader (invalid_json: 1, not_a_mapping: 1)" in r.stderr
     assert "test.jsonl line 25" in r.stderr
-    res = results["results"]["colors_qa"]
+    res = results["task_results"]["colors_qa"]
     assert res["n_rows"] == 26 and res["dropped"] == {"invalid_json": 1, "not_a_mapping": 1}
     assert res["coverage"] == pytest.approx(24 / 26) and "| 2 |" in r.stdout

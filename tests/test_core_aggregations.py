@@ -138,7 +138,7 @@ def captions_run(tmp_path):
 
 
 def test_registered_metrics_and_functions_aggregate_the_corpus(captions_run):
-    res = captions_run["results"]["captions"]
+    res = captions_run["task_results"]["captions"]
     preds = [refs[0] if i % 2 == 0 else WRONG for i, (_, refs) in enumerate(CAPTIONS)]
     refs = [r for _, r in CAPTIONS]
     assert res["headline"] == "bleu4"
@@ -152,7 +152,7 @@ def test_registered_metrics_and_functions_aggregate_the_corpus(captions_run):
 
 
 def test_corpus_metrics_get_clustered_bootstrap_cis(captions_run):
-    res = captions_run["results"]["captions"]["metrics"]
+    res = captions_run["task_results"]["captions"]["metrics"]
     for name in ("bleu4", "cider"):
         lo, hi = res[name]["ci"]
         assert lo is not None and hi is not None and lo <= res[name]["value"] <= hi and lo < hi

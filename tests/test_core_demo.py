@@ -4,44 +4,11 @@ PATH (the case where the caption metrics once reached for pycocoevalcap, which o
 
 from __future__ import annotations
 
-import configparser
 import json
-import re
-from importlib import metadata
-from pathlib import Path
 
 from golden_outputs import check_against_golden, output_digests
 
-from conftest import REPO, harness_env, run_harness, without_packages
-
-
-def _norm(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
-def extras_modules() -> list[str]:
-    """Top-level modules, installed here, of the packages that only setup.cfg's extras require."""
-    cfg = configparser.RawConfigParser()
-    cfg.read(REPO / "setup.cfg")
-
-    def names(text: str) -> set[str]:
-        return {_norm(m.group(0)) for line in text.splitlines() if (m := re.match(r"\s*([A-Za-z0-9][\w.-]*)", line))}
-
-    extra = set().union(*(names(v) for v in cfg["options.extras_require"].values()))
-    only_extra = extra - names(cfg["options"]["install_requires"])
-    return sorted(m for m, dists in metadata.packages_distributions().items() if only_extra & {_norm(d) for d in dists})
-
-
-def core_install_env(tmp_path: Path, **extra: str) -> dict[str, str]:
-    """harness_env with every extra's packages hidden and a stub `java` first on the PATH."""
-    env = without_packages(harness_env(None), tmp_path / "site", *extras_modules())
-    env.pop("HARNESS_PTB_TOKENIZER", None)
-    env.update(extra)
-    (tmp_path / "bin").mkdir()
-    (tmp_path / "bin" / "java").write_text("#!/bin/sh\nexit 0\n")
-    (tmp_path / "bin" / "java").chmod(0o755)
-    env["PATH"] = f"{tmp_path / 'bin'}:{env['PATH']}"
-    return env
+from conftest import core_install_env, extras_modules, run_harness
 
 
 def _rows(summary: str) -> list[list[str]]:
@@ -71,8 +38,13 @@ def test_demo_fills_every_row_in_a_core_install(tmp_path):
     results = sorted((out / "results").rglob("results_*.json"))
     assert {json.loads(p.read_text())["model"]["name"] for p in results} == {"oracle", "random", "prior"}
     assert all(json.loads(p.read_text())["complete"] for p in results)
-    vqa = [json.loads(p.read_text())["results"].get("rvtbench_vqa") for p in results]
+    vqa = [json.loads(p.read_text())["task_results"].get("rvtbench_vqa") for p in results]
     assert {v["tables"]["tokenizer"] for v in vqa if v} == {"metrics.ptb_tokenizer (Python port of the PTBTokenizer)"}
+
+    from datasets import load_dataset  # what lm-eval's EvaluationTracker reads results files with (Arrow)
+
+    for p in results:  # every benchmark's results file loads: no list mixes types anywhere in it
+        assert load_dataset("json", data_files=str(p), split="train", cache_dir=str(tmp_path / "ds"))["results"]
     # the same inputs give the same values in every results and samples file as the stored run did
     # (timestamps, git hash, versions and paths aside): refactors must not change what users get
     problems = check_against_golden("demo_outputs", output_digests(out))

@@ -10,7 +10,8 @@ import pytest
 from conftest import PLUGIN_PKG
 from harness.api import Capabilities, Model, Response
 from harness.config.run import RunConfig
-from harness.engine.runner import rescore, run
+from harness.engine.rescoring import rescore
+from harness.engine.runner import run
 from harness.errors import StrictModeError
 from harness.plugins.loading import load_plugins
 from harness.plugins.registry import Entry
@@ -41,7 +42,7 @@ def state(with_plugin):
 
 def test_oracle_scores_100_and_results_validate(tmp_path, colors_root, state):
     out = run(_cfg(tmp_path, colors_root), state)
-    res = out.results["results"]["colors_qa"]
+    res = out.results["task_results"]["colors_qa"]
     assert res["metrics"]["accuracy"]["value"] == 1.0
     assert res["n_samples"] == 24 and res["n_errors"] == 0 and res["n_invalid"] == 0
     assert set(res["breakdowns"]["family"]) == {"color", "direction"}
@@ -95,15 +96,15 @@ def test_the_declared_model_attributes_name_the_results_and_pass_hints(tmp_path,
     state.registry.add(Entry("model", "plain", _Plain))
     out = run(_cfg(tmp_path, colors_root, model="named"), state)
     assert out.results["model"]["name"] == "Named Model 1" and out.results_path.parent.name == "Named_Model_1"
-    assert out.results["results"]["colors_qa"]["metrics"]["accuracy"]["value"] == 1.0  # the hints arrived
+    assert out.results["task_results"]["colors_qa"]["metrics"]["accuracy"]["value"] == 1.0  # the hints arrived
     plain = run(_cfg(tmp_path, colors_root, model="plain"), state)
     assert plain.results["model"]["name"] == "plain" and plain.results_path.parent.name == "plain"
 
 
 def test_random_and_prior_baselines(tmp_path, colors_root, state):
-    rnd = run(_cfg(tmp_path, colors_root, model="random", seed=1), state).results["results"]["colors_qa"]
+    rnd = run(_cfg(tmp_path, colors_root, model="random", seed=1), state).results["task_results"]["colors_qa"]
     assert 0.0 <= rnd["metrics"]["accuracy"]["value"] <= 0.6
-    prior = run(_cfg(tmp_path, colors_root, model="prior"), state).results["results"]["colors_qa"]
+    prior = run(_cfg(tmp_path, colors_root, model="prior"), state).results["task_results"]["colors_qa"]
     # the prior answers the train split's most common colour and direction: never perfect, never invalid
     assert prior["n_invalid"] == 0 and prior["metrics"]["accuracy"]["value"] < 1.0
 
@@ -111,17 +112,17 @@ def test_random_and_prior_baselines(tmp_path, colors_root, state):
 def test_rescore_equals_original(tmp_path, colors_root, state):
     out = run(_cfg(tmp_path, colors_root, model="counting", model_args={"wrong_every": 3}), state)
     again = rescore([out.samples_paths["colors_qa"]], [str(TASKS_DIR)], tmp_path / "rescored")
-    assert again.results["results"] == out.results["results"]
-    assert out.results["results"]["colors_qa"]["metrics"]["accuracy"]["value"] < 1.0
+    assert again.results["task_results"] == out.results["task_results"]
+    assert out.results["task_results"]["colors_qa"]["metrics"]["accuracy"]["value"] < 1.0
 
 
 def test_group_runs_members_and_aggregates(tmp_path, colors_root, state):
     out = run(_cfg(tmp_path, colors_root, tasks=("colors_all",)), state)
-    assert set(out.results["results"]) == {"colors_qa", "colors_qa_color"}
-    group = out.results["groups"]["colors_all"]
+    assert set(out.results["task_results"]) == {"colors_qa", "colors_qa_color"}
+    group = out.results["group_results"]["colors_all"]
     assert group["metrics"]["accuracy"] == {"value": 1.0, "n": 36, "n_tasks": 2}
     assert group["tables"] == {"samples_per_task": {"colors_qa": 24, "colors_qa_color": 12}}  # the group hook
-    assert out.results["results"]["colors_qa_color"]["n_samples"] == 12  # the variant's loader filter
+    assert out.results["task_results"]["colors_qa_color"]["n_samples"] == 12  # the variant's loader filter
 
 
 def test_missing_video_is_a_counted_error_and_strict_stops(tmp_path, colors_root, state):
@@ -129,7 +130,7 @@ def test_missing_video_is_a_counted_error_and_strict_stops(tmp_path, colors_root
     shutil.copytree(colors_root, root)
     (root / "colors" / "videos" / "test_001.mp4").unlink()
     out = run(_cfg(tmp_path, root), state)
-    res = out.results["results"]["colors_qa"]
+    res = out.results["task_results"]["colors_qa"]
     assert res["errors"] == {"media": 2} and res["n_scored"] == 22
     bad = [r for r in read_samples(out.samples_paths["colors_qa"]) if r["error"]]
     assert "test_001.mp4" in bad[0]["error"]["message"]

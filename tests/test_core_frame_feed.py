@@ -45,14 +45,14 @@ def _colors_run(tmp_path, root, name: str, **cfg):
 def test_samples_of_one_clip_decode_it_once_with_no_cache_and_outputs_match_unshared(
     tmp_path, colors_root, with_plugin, monkeypatch, workers
 ):
-    from harness.data.media import media_identity
+    from harness.api import media_identity
 
     monkeypatch.setenv("HARNESS_DECODE_WORKERS", workers)  # 0: decoded inline, in the generating thread
     videos = sorted((colors_root / "colors" / "videos").glob("test_*.mp4"))
     contents = {media_identity(v) for v in videos}  # identical files are one clip too (content identity)
     calls = _count_decodes(monkeypatch)
     shared = _colors_run(tmp_path, colors_root, "shared", no_cache=True)
-    assert shared.results["results"]["colors_qa"]["n_scored"] == 24  # 12 videos, two questions each
+    assert shared.results["task_results"]["colors_qa"]["n_scored"] == 24  # 12 videos, two questions each
     assert len(calls) == len(contents) < len(videos) < 24
     assert shared.stats["clips_loaded"] == len(contents)
 

@@ -9,11 +9,11 @@ import shutil
 
 import pytest
 
-from harness.cache import content_hash as media_hash
+from harness.api import media_identity
 from harness.cache import hash_index
 from harness.config.run import RunConfig
-from harness.data.media import media_identity
 from harness.engine.runner import run
+from harness.frames import content_hash as media_hash
 from harness.frames import loader, probe
 from harness.plugins.loading import load_plugins
 
@@ -57,7 +57,7 @@ def test_a_rerun_reads_no_video_to_key_its_requests(tmp_path, colors_root, with_
     _forbid_reading(monkeypatch)
     again = run(cfg, load_plugins())
     assert again.stats == {"cache_hits": 24, "generated": 0, "clips_loaded": 0}
-    assert again.results["results"]["colors_qa"]["metrics"] == first.results["results"]["colors_qa"]["metrics"]
+    assert again.results["task_results"]["colors_qa"]["metrics"] == first.results["task_results"]["colors_qa"]["metrics"]
 
 
 def test_a_changed_or_damaged_entry_is_hashed_again(tmp_path, colors_root, fresh_memo, monkeypatch):

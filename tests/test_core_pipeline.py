@@ -50,7 +50,7 @@ def test_a_served_model_keeps_concurrency_requests_in_flight_at_batch_size_1(
         server.close()
     # records in dataset order, identical answers and cache keys whatever the concurrency
     assert read_samples(many.samples_paths["colors_qa"]) == read_samples(one.samples_paths["colors_qa"])
-    assert many.results["results"] == one.results["results"]
+    assert many.results["task_results"] == one.results["task_results"]
 
 
 class SleepyModel(Model):
@@ -90,7 +90,7 @@ def test_frames_of_the_next_batches_are_decoded_while_the_model_works(
     cfg = RunConfig(
         tasks=["colors_qa"], model="sleepy", data=colors_root, batch_size=2, no_cache=True, progress=False
     )
-    res = run(cfg, state).results["results"]["colors_qa"]
+    res = run(cfg, state).results["task_results"]["colors_qa"]
     assert res["n_scored"] == 24
     ends = SleepyModel.decoded_at_end  # one call per batch of 2 distinct requests (equal videos share one)
     assert len(ends) >= 5 and ends[0] > 2, f"decoding waited for the model: {ends}"

@@ -41,7 +41,7 @@ def _args(root, out, cache, log, delay=0.0, extra=()):
 def _results(out: Path) -> dict:
     (path,) = sorted(out.rglob("results_*.json"))
     data = json.loads(path.read_text())
-    return {"results": data["results"], "groups": data["groups"]}
+    return {"results": data["task_results"], "groups": data["group_results"]}
 
 
 def _cached(cache: Path) -> int:
@@ -55,6 +55,19 @@ def _calls(log: Path) -> int:
     return log.read_text().count("\n") if log.exists() else 0
 
 
+def kill_after(args: list[str], env: dict[str, str], log: Path, n: int) -> None:
+    """Start `python -m harness ARGS...` and SIGKILL it once its model logged `n` calls in `log` (or it ended,
+    or 120 s passed)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "harness", *args], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    deadline = time.time() + 120
+    while _calls(log) < n and proc.poll() is None and time.time() < deadline:
+        time.sleep(0.005)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+
+
 def _kill_and_resume(tmp_path, colors_root, plugin_site, kill_after_calls: list[int]):
     env = harness_env(plugin_site)
     ref_out = tmp_path / "ref"
@@ -65,17 +78,7 @@ def _kill_and_resume(tmp_path, colors_root, plugin_site, kill_after_calls: list[
     reference = _results(ref_out)
     for n in kill_after_calls:
         out, cache, log = tmp_path / f"out{n}", tmp_path / f"cache{n}", tmp_path / f"calls{n}.log"
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "harness", *_args(colors_root, out, cache, log, delay=0.03)],
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        deadline = time.time() + 120
-        while _calls(log) < n and proc.poll() is None and time.time() < deadline:
-            time.sleep(0.005)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
+        kill_after(_args(colors_root, out, cache, log, delay=0.03), env, log, n)
         finished = _cached(cache)
         before = _calls(log)
         assert not list(out.rglob("results_*.json")), "a killed run must not leave a results file"

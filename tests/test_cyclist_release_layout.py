@@ -167,7 +167,7 @@ def test_an_oracle_run_on_the_release_scores_every_row(tmp_path):
     write_release(data / "cyclist", tiers=("L1",), splits=("test",), videos=True)
     cfg = RunConfig(tasks=["cyclist_l1", "cyclist_caption_l1"], model="oracle", data=data,
                     cache_dir=tmp_path / "cache", output_path=tmp_path / "out", progress=False)  # fmt: skip
-    results = run(cfg).results["results"]
+    results = run(cfg).results["task_results"]
     vqa, cap = results["cyclist_l1"], results["cyclist_caption_l1"]
     assert vqa["n_samples"] == SCENES * len(OFFICIAL) and vqa["n_errors"] == 0 and vqa["n_dropped"] == 0
     assert vqa["metrics"]["accuracy"]["value"] == 1.0

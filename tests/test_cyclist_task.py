@@ -45,7 +45,7 @@ def _run(data: Path, tmp_path: Path, model: str, tasks: list[str], **kw):
 
 def test_oracle_scores_100_on_every_family_and_f1_1_on_captions(cyclist_data, tmp_path):
     out = _run(cyclist_data, tmp_path, "oracle", ["cyclist_l1", "cyclist_caption_l1"])
-    vqa = out.results["results"]["cyclist_l1"]
+    vqa = out.results["task_results"]["cyclist_l1"]
     assert vqa["n_samples"] > 50 and vqa["n_errors"] == 0 and vqa["n_invalid"] == 0
     assert vqa["metrics"]["accuracy"]["value"] == 1.0
     families = vqa["tables"]["families"]
@@ -55,7 +55,7 @@ def test_oracle_scores_100_on_every_family_and_f1_1_on_captions(cyclist_data, tm
         assert cell["n_indefinite"] == 0
         if fam.startswith("numeric_"):
             assert cell["mae"] == 0.0
-    cap = out.results["results"]["cyclist_caption_l1"]
+    cap = out.results["task_results"]["cyclist_caption_l1"]
     assert cap["n_samples"] == 8
     for m in ("obj_f1", "obj_precision", "obj_recall", "cycle_f1", "cycle_precision", "cycle_recall"):
         assert cap["metrics"][m]["value"] == 1.0, m
@@ -65,7 +65,7 @@ def test_oracle_scores_100_on_every_family_and_f1_1_on_captions(cyclist_data, tm
 def test_every_table_is_in_results_json_with_sample_counts(cyclist_data, tmp_path):
     out = _run(cyclist_data, tmp_path, "oracle", ["cyclist_l1"])
     saved = json.loads(out.results_path.read_text())
-    tables = saved["results"]["cyclist_l1"]["tables"]
+    tables = saved["task_results"]["cyclist_l1"]["tables"]
     assert tables["tier"] == "L1" and tables["tier_name"] == "Unicycle"
     t4 = tables["table4_temporal_descriptive"]
     for q in ("existential", "universal"):
@@ -75,7 +75,7 @@ def test_every_table_is_in_results_json_with_sample_counts(cyclist_data, tmp_pat
         assert tables[key]["n"] > 0, key
     assert tables["table6_orbit"]["center"]["n"] > 0
     assert "mae" in tables["table8_counting"] and "mae" in tables["table10_period"]
-    bd = saved["results"]["cyclist_l1"]["breakdowns"]
+    bd = saved["task_results"]["cyclist_l1"]["breakdowns"]
     assert set(bd["family"]) <= set(FAMILIES) and all(v["n_samples"] > 0 for v in bd["family"].values())
 
 
@@ -84,10 +84,10 @@ def test_random_lands_within_tolerance_of_the_analytic_chance(cyclist_data, tmp_
     fam = "descriptive_existential_attributes"
     out = _run(cyclist_data, tmp_path, "random", ["cyclist_l1", f"cyclist_l1_{fam}"])
     for task in ("cyclist_l1", f"cyclist_l1_{fam}"):
-        cell = out.results["results"][task]["tables"]["overall"]
+        cell = out.results["task_results"][task]["tables"]["overall"]
         p, n = cell["chance_random"], cell["n_scored"]
         assert abs(cell["accuracy"] - p) <= 3 * math.sqrt(p * (1 - p) / n) + 0.05, (task, cell)
-    one = out.results["results"][f"cyclist_l1_{fam}"]["tables"]["families"][fam]
+    one = out.results["task_results"][f"cyclist_l1_{fam}"]["tables"]["families"][fam]
     assert one["chance_random"] == one["chance"] == 0.5  # one family: random guesses over yes/no only
 
 
@@ -156,9 +156,9 @@ def test_llm_judge_path_end_to_end_against_a_local_server(cyclist_data, tmp_path
             judge_args=args,
         )
         n_calls = len(_Judge.prompts)
-        vqa = out.results["results"]["cyclist_l1"]
+        vqa = out.results["task_results"]["cyclist_l1"]
         assert vqa["metrics"]["accuracy"]["value"] == 1.0 and vqa["n_invalid"] == 0
-        cap = out.results["results"]["cyclist_caption_l1"]
+        cap = out.results["task_results"]["cyclist_caption_l1"]
         assert cap["metrics"]["obj_recall"]["value"] == 0.0  # the scripted judge maps no objects
         hashes = out.results["config"]["judge"]["prompt_hashes"]
         assert set(hashes) == {"cyclist/yes_no", "cyclist/number", "cyclist/attribute", "cyclist/objects"}

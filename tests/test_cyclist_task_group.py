@@ -33,8 +33,8 @@ def test_group_results_carry_table5_with_counts(five_tiers, tmp_path):
         tasks=["cyclist"], model="oracle", data=five_tiers, cache_dir=tmp_path / "c", progress=False
     )
     out = run(cfg)
-    assert set(out.results["results"]) == {f"cyclist_l{i}" for i in range(1, 6)}
-    group = out.results["groups"]["cyclist"]
+    assert set(out.results["task_results"]) == {f"cyclist_l{i}" for i in range(1, 6)}
+    group = out.results["group_results"]["cyclist"]
     assert group["metrics"]["accuracy"]["value"] == 1.0
     table5 = group["tables"]["table5"]
     assert set(table5) == {"unicycle_cluttered_minus_unicycle", "nightrider_minus_unicycle"}

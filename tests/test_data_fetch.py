@@ -10,14 +10,13 @@ import os
 import shlex
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 from hub_helpers import hub_env, online  # noqa: F401 - `online` is a fixture
 from servers.hf_hub import StandInHub, closed_port_endpoint, folder_files, silent_endpoint
 
-from conftest import run_harness
+from conftest import run_harness, task_folder
 from harness.api import DataError
 from harness.config.schema import HubRelease
 from harness.data import fetch
@@ -43,25 +42,20 @@ def colors_task(
     folder: Path, revision: str = "main", patterns: str = '["{split}.jsonl", "videos/{split}_*"]'
 ) -> Path:
     """A plugin task (an --include_path folder) whose data is the release REPO on the hub."""
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "colors_hub.yaml").write_text(
-        textwrap.dedent(
-            f"""
-            task: colors_hub
-            version: 1
-            dataset:
-              split: test
-              train_split: train
-              hub: {{repo_id: {REPO}, revision: {revision}, allow_patterns: {patterns}}}
-            doc_id: id
-            media_field: video
-            target_field: answer
-            prompt: {{text: "{{{{ question }}}}"}}
-            frames: {{strategy: uniform, count: 2, max_side: 32}}
-            """
-        )
-    )
-    return folder
+    yaml_text = f"""
+        task: colors_hub
+        version: 1
+        dataset:
+          split: test
+          train_split: train
+          hub: {{repo_id: {REPO}, revision: {revision}, allow_patterns: {patterns}}}
+        doc_id: id
+        media_field: video
+        target_field: answer
+        prompt: {{text: "{{{{ question }}}}"}}
+        frames: {{strategy: uniform, count: 2, max_side: 32}}
+        """
+    return task_folder(folder, "colors_hub.yaml", yaml_text)
 
 
 def run_colors(tmp_path: Path, env: dict[str, str], *flags: str) -> subprocess.CompletedProcess:
@@ -73,7 +67,7 @@ def data_source(tmp_path: Path) -> dict:
     """The data_source the newest results file records for colors_hub."""
     path = sorted((tmp_path / "out" / "oracle").glob("results_*.json"))[-1]
     results = json.loads(path.read_text())
-    assert results["results"]["colors_hub"]["metrics"]["accuracy"]["value"] == 1.0
+    assert results["task_results"]["colors_hub"]["metrics"]["accuracy"]["value"] == 1.0
     return results["config"]["tasks"]["colors_hub"]["data_source"]
 
 

@@ -133,41 +133,34 @@ def test_rvtbench_fetches_its_folder(state, hub, tmp_path, colors_root):
     assert _fetched(state, hub, tmp_path, "rvtbench_vqa") == set(files) - {"README.md"}
 
 
-def _run_builtin(tmp_path: Path, hub: StandInHub, task: str):
+def _oracle_results(tmp_path: Path, hub: StandInHub, task: str) -> dict:
+    """The results file of `--tasks TASK --model oracle` with no --data (the release fetched from `hub`)."""
     env = hub_env(tmp_path, hub.endpoint)
     args = ["--tasks", task, "--model", "oracle", "--output_path", str(tmp_path / "out"), "--no_progress"]
-    return run_harness(args, env, timeout=300)
-
-
-def _results(tmp_path: Path) -> dict:
+    proc = run_harness(args, env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
     [path] = (tmp_path / "out" / "oracle").glob("results_*.json")
     return json.loads(path.read_text())
 
 
 def test_tempcloze_hard_runs_from_the_fetched_release(hub, tmp_path, tempcloze_release):
     commit = hub.add_commit("CedPei/TempCloze", tempcloze_release)
-    proc = _run_builtin(tmp_path, hub, "tempcloze_hard")
-    assert proc.returncode == 0, proc.stderr
-    results = _results(tmp_path)
-    res = results["results"]["tempcloze_hard"]
+    results = _oracle_results(tmp_path, hub, "tempcloze_hard")
+    res = results["task_results"]["tempcloze_hard"]
     assert res["n_samples"] == 3 * 2 and res["metrics"]["accuracy"]["value"] == 1.0
     assert results["config"]["tasks"]["tempcloze_hard"]["data_source"]["commit"] == commit
 
 
 def test_rvtbench_vqa_runs_from_the_fetched_release(hub, tmp_path, colors_root):
     commit = hub.add_commit("yiqingshen/rvtbench", rvtbench_release(_video(colors_root)))
-    proc = _run_builtin(tmp_path, hub, "rvtbench_vqa")
-    assert proc.returncode == 0, proc.stderr
-    results = _results(tmp_path)
-    assert results["results"]["rvtbench_vqa"]["n_errors"] == 0
+    results = _oracle_results(tmp_path, hub, "rvtbench_vqa")
+    assert results["task_results"]["rvtbench_vqa"]["n_errors"] == 0
     assert results["config"]["tasks"]["rvtbench_vqa"]["data_source"]["commit"] == commit
 
 
 def test_cyclist_l1_runs_from_the_fetched_release(hub, tmp_path, colors_root):
     commit = hub.add_commit("AIML-TUDA/CycliST", cyclist_release(_video(colors_root)))
-    proc = _run_builtin(tmp_path, hub, "cyclist_l1")
-    assert proc.returncode == 0, proc.stderr
-    results = _results(tmp_path)
-    res = results["results"]["cyclist_l1"]
+    results = _oracle_results(tmp_path, hub, "cyclist_l1")
+    res = results["task_results"]["cyclist_l1"]
     assert res["n_samples"] == 2 and res["metrics"]["accuracy"]["value"] == 1.0
     assert results["config"]["tasks"]["cyclist_l1"]["data_source"]["commit"] == commit

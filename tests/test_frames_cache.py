@@ -13,7 +13,7 @@ import time
 import numpy as np
 import pytest
 
-from harness.data.media import Segment, VideoRef, media_identity
+from harness.api import Segment, VideoRef, media_identity
 from harness.frames import DecodedClip, FrameCache, FrameSpec, decoder_version_for, frame_cache_key, load_clip
 from harness.frames.synthetic import read_marker, write_marker_video
 

@@ -4,11 +4,11 @@ video bytes or `datasets.Video` features; `name`, `data_files`, `revision` reach
 from __future__ import annotations
 
 import json
-import textwrap
 from pathlib import Path
 
 import pytest
 
+from conftest import task_folder
 from harness.config.run import RunConfig
 from harness.engine.runner import run
 from harness.plugins.loading import load_plugins
@@ -23,21 +23,16 @@ def _rows(colors_root: Path, n: int = 6) -> list[dict]:
 
 
 def _task(folder: Path, source: str, extra: str = "") -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "hfv.yaml").write_text(
-        textwrap.dedent(
-            f"""
-            task: hf_video
-            version: 1
-            dataset: {{source: "{source}"{extra}}}
-            media_field: video
-            target_field: answer
-            prompt: {{text: "{{{{ question }}}}"}}
-            frames: {{strategy: uniform, count: 4, max_side: 32}}
-            """
-        )
-    )
-    return folder
+    yaml_text = f"""
+        task: hf_video
+        version: 1
+        dataset: {{source: "{source}"{extra}}}
+        media_field: video
+        target_field: answer
+        prompt: {{text: "{{{{ question }}}}"}}
+        frames: {{strategy: uniform, count: 4, max_side: 32}}
+        """
+    return task_folder(folder, "hfv.yaml", yaml_text)
 
 
 def _run(tmp_path: Path, folder: Path):
@@ -51,7 +46,7 @@ def _run(tmp_path: Path, folder: Path):
         progress=False,
     )
     out = run(cfg, load_plugins(include_paths=[folder]))
-    return out.results["results"]["hf_video"], read_samples(out.samples_paths["hf_video"])
+    return out.results["task_results"]["hf_video"], read_samples(out.samples_paths["hf_video"])
 
 
 def test_saved_dataset_with_video_bytes(tmp_path, colors_root):
@@ -150,7 +145,7 @@ def test_process_docs_and_data_root_with_the_json_builder(tmp_path, colors_root)
         include_path=[str(folder)],
         progress=False,
     )
-    res = run(cfg, load_plugins(include_paths=[folder])).results["results"]["hf_video"]
+    res = run(cfg, load_plugins(include_paths=[folder])).results["task_results"]["hf_video"]
     assert res["n_samples"] == 12 and res["n_errors"] == 0 and res["metrics"]["accuracy"]["value"] == 1.0
 
 

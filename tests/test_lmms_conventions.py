@@ -134,14 +134,14 @@ def _expected(seed: int = 0) -> tuple[float, float]:
 def test_aggregation_takes_args_and_runs_once_on_all_rows(lmms_folder, tmp_path):
     """Before: called 101 times (bootstrap resamples), a partial resample raised and ended the run."""
     res = _run(*lmms_folder, tmp_path)
-    m = res["results"]["conv_a"]["metrics"]
+    m = res["task_results"]["conv_a"]["metrics"]
     assert (tmp_path / "calls.txt").read_text().split() == ["8"]  # once, on all 8 rows
     assert m["by_cat"]["value"] == pytest.approx(_expected()[1])
-    assert m["by_cat"]["ci"] == [None, None] and "runs once" in m["by_cat"]["ci_note"]
+    assert m["by_cat"]["ci"] is None and "runs once" in m["by_cat"]["ci_note"]
     lo, hi = m["acc"]["ci"]  # a mean: CI from per-sample scores
     assert lo is not None and lo <= m["acc"]["value"] <= hi
     assert (tmp_path / "out" / "replay" / "submissions" / "by_cat.json").exists()  # args.output_path
-    assert res["complete"] and res["results"]["conv_a"]["version"] == 0.1
+    assert res["complete"] and res["task_results"]["conv_a"]["version"] == 0.1
 
 
 def test_random_fallbacks_are_seeded_as_lmms_eval_seeds(lmms_folder, tmp_path):
@@ -150,20 +150,20 @@ def test_random_fallbacks_are_seeded_as_lmms_eval_seeds(lmms_folder, tmp_path):
     second = _run(*lmms_folder, tmp_path, out="o2")
     acc, by_cat = _expected()
     for res in (first, second):
-        m = res["results"]["conv_a"]["metrics"]
+        m = res["task_results"]["conv_a"]["metrics"]
         assert (m["acc"]["value"], m["by_cat"]["value"]) == (pytest.approx(acc), pytest.approx(by_cat))
         cfg = res["config"]
         assert (cfg["random_seed"], cfg["numpy_seed"], cfg["torch_seed"]) == (0, 1234, 1234)
     # seeded before each task: a task's numbers do not depend on the tasks scored before it
     both = _run(*lmms_folder, tmp_path, tasks=("conv_a", "conv_b"), out="o3")
-    assert both["results"]["conv_b"]["metrics"]["acc"]["value"] == pytest.approx(acc)
+    assert both["task_results"]["conv_b"]["metrics"]["acc"]["value"] == pytest.approx(acc)
 
 
 def test_own_aggregation_error_is_counted_not_fatal(lmms_folder, tmp_path):
     folder, rows, replies = lmms_folder
     (folder / "utils.py").write_text(UTILS + "\n\ndef by_cat(results, args):\n    raise KeyError('video')\n")
     res = _run(folder, rows, replies, tmp_path)
-    entry = res["results"]["conv_a"]
+    entry = res["task_results"]["conv_a"]
     assert entry["metrics"]["by_cat"]["value"] is None and "KeyError" in entry["aggregation_errors"][0]
     assert entry["metrics"]["acc"]["value"] is not None and not res["complete"]
 

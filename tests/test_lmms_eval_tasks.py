@@ -67,7 +67,7 @@ def test_task_gives_lmms_evals_numbers_on_identical_replies(fixture, task, tmp_p
         progress=False,
     )
     out = run(cfg, load_plugins(include_paths=[folder], modules=[replay_plugin()]))
-    ours = out.results["results"][task]
+    ours = out.results["task_results"][task]
     assert (ours["n_scored"], ours["n_errors"]) == (len(fx["rows"]), 0), ours.get("error_examples")
     records = read_samples(out.samples_paths[task])
     assert [re.sub(r"<(video|image)(:[^>]*)?>", "", r["prompt"]) for r in records] == lmms_prompts(theirs_task)

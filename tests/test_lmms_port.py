@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, harness_env, run_harness
+from conftest import REPO, harness_env, run_harness, task_folder
 from harness.config.run import RunConfig
 from harness.engine.runner import run
 from harness.plugins.loading import load_plugins
@@ -79,9 +79,15 @@ def ported(tmp_path, colors_root, with_plugin, monkeypatch):
     return folder, out
 
 
+def _lmms_yaml(task: str, data_file: str, rest: str) -> str:
+    """An lmms-eval task YAML over colors-style rows in `data_file` (the json builder), then `rest`."""
+    header = f"task: {task}\ndataset_path: json\ndataset_kwargs: {{data_files: {{test: {data_file}}}}}\n"
+    return header + "test_split: test\ndoc_to_visual: video\ndoc_to_text: question\ndoc_to_target: answer\n" + rest
+
+
 def test_worked_example_runs_and_matches_lmms_eval_semantics(ported):
     folder, out = ported
-    res = out.results["results"]["colors_lmms"]
+    res = out.results["task_results"]["colors_lmms"]
     recs = read_samples(out.samples_paths["colors_lmms"])
     assert res["n_samples"] == 24 and res["n_errors"] == 0
     utils = _utils(folder)
@@ -95,14 +101,14 @@ def test_worked_example_runs_and_matches_lmms_eval_semantics(ported):
     lo, hi = res["metrics"]["accuracy"]["ci"]
     assert lo is not None and lo <= res["metrics"]["accuracy"]["value"] <= hi
     # the task's own aggregation runs once, on all rows (as lmms-eval): no resampled CI, and the reason
-    assert res["metrics"]["family_balanced"]["ci"] == [None, None]
+    assert res["metrics"]["family_balanced"]["ci"] is None
     assert "runs once" in res["metrics"]["family_balanced"]["ci_note"]
     # the prompt is lmms-eval's doc_to_text with the `default` kwargs; the video is doc_to_visual's path
     first = recs[0]
     assert first["prompt"].endswith(f"{first['doc']['question']} Answer with one word.")
     assert Path(first["media"][0]["path"]).is_absolute()
     # the tag runs as a group
-    assert out.results["groups"]["colors_lmms_all"]["tasks"] == ["colors_lmms"]
+    assert out.results["group_results"]["colors_lmms_all"]["tasks"] == ["colors_lmms"]
     # generation_kwargs with lm-eval's default stop sequence
     gen = out.results["config"]["tasks"]["colors_lmms"]["config"]["generation"]
     assert gen == {"max_new_tokens": 8, "temperature": 0.0, "do_sample": False, "until": ["\n\n"]}
@@ -124,12 +130,12 @@ def test_lmms_group_config_with_aggregate_metric_list(tmp_path):
 
 
 def test_rescore_of_the_worked_example_reproduces_its_metrics(ported, tmp_path):
-    from harness.engine.runner import rescore
+    from harness.engine.rescoring import rescore
 
     folder, out = ported
     again = rescore([out.samples_paths["colors_lmms"]], [str(folder)], tmp_path / "re")
-    ours = out.results["results"]["colors_lmms"]["metrics"]
-    assert again.results["results"]["colors_lmms"]["metrics"] == ours
+    ours = out.results["task_results"]["colors_lmms"]["metrics"]
+    assert again.results["task_results"]["colors_lmms"]["metrics"] == ours
 
 
 def test_worked_example_through_the_cli(tmp_path, colors_root, plugin_site):
@@ -156,7 +162,7 @@ def test_worked_example_through_the_cli(tmp_path, colors_root, plugin_site):
     )
     assert proc.returncode == 0, proc.stderr
     results = json.loads(next((tmp_path / "o").rglob("results_*.json")).read_text())
-    assert results["results"]["colors_lmms"]["metrics"]["accuracy"]["value"] == 1.0
+    assert results["task_results"]["colors_lmms"]["metrics"]["accuracy"]["value"] == 1.0
 
 
 def test_unsupported_lmms_keys_are_config_errors_naming_the_field(tmp_path, colors_root):
@@ -181,14 +187,8 @@ def test_dataset_rows_keep_the_root_rule(tmp_path, colors_root, with_plugin, mon
         shutil.copy(source / r["video"], data / r["video"])
     rows[0]["video"] = str(data / rows[0]["video"])  # absolute: refused
     (data / "rows.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
-    folder = tmp_path / "t"
-    folder.mkdir()
-    (folder / "t.yaml").write_text(
-        "task: rows_lmms\ndataset_path: json\n"
-        "dataset_kwargs: {data_files: {test: https://example.invalid/rows.jsonl}}\n"
-        "test_split: test\ndoc_to_visual: video\ndoc_to_text: question\ndoc_to_target: answer\n"
-        "metric_list: [{metric: exact_match}]\n"
-    )
+    yaml_text = _lmms_yaml("rows_lmms", "https://example.invalid/rows.jsonl", "metric_list: [{metric: exact_match}]\n")
+    folder = task_folder(tmp_path / "t", "t.yaml", yaml_text)
     cfg = RunConfig(
         tasks=["rows_lmms"],
         model="oracle",
@@ -197,7 +197,7 @@ def test_dataset_rows_keep_the_root_rule(tmp_path, colors_root, with_plugin, mon
         include_path=[str(folder)],
         progress=False,
     )
-    res = run(cfg, load_plugins(include_paths=[folder])).results["results"]["rows_lmms"]
+    res = run(cfg, load_plugins(include_paths=[folder])).results["task_results"]["rows_lmms"]
     assert res["n_errors"] == 1 and res["n_scored"] == 3
     assert res["metrics"]["exact_match"]["value"] == 1.0
 
@@ -217,7 +217,7 @@ def test_lmms_eval_itself_gives_the_same_values(ported):
         for k, v in task.process_results(doc, [replies[str(i)]]).items():
             per.setdefault(k, []).append(v)
     theirs = {k: task.aggregation()[k](v) for k, v in per.items()}
-    ours = out.results["results"]["colors_lmms"]["metrics"]
+    ours = out.results["task_results"]["colors_lmms"]["metrics"]
     assert theirs.keys() == {"accuracy", "family_balanced"}
     for k, v in theirs.items():
         assert ours[k]["value"] == pytest.approx(v, abs=1e-9)
@@ -236,19 +236,21 @@ def test_cluster_key_from_process_results(tmp_path, colors_root, with_plugin):
         "    return sum(i['ok'] for i in items) / len(items)\n"
     )
     (folder / "t.yaml").write_text(
-        "task: clustered\ndataset_path: json\n"
-        f"dataset_kwargs: {{data_files: {{test: {data / 'test.jsonl'}}}}}\n"
-        "test_split: test\ndoc_to_visual: video\ndoc_to_text: question\ndoc_to_target: answer\n"
-        "process_results: !function u.pr\ncluster_key: clip\n"
-        "metric_list: [{metric: acc, aggregation: mean}, {metric: detail, aggregation: !function u.mean_ok}]\n"
+        _lmms_yaml(
+            "clustered",
+            str(data / "test.jsonl"),
+            "process_results: !function u.pr\ncluster_key: clip\n"
+            "metric_list: [{metric: acc, aggregation: mean}, {metric: detail, aggregation: !function u.mean_ok}]\n",
+        )
     )
     out = _run_counting(tmp_path, folder, "clustered", data)
     recs = read_samples(out.samples_paths["clustered"])
     assert all(r["doc"]["clip"] == r["doc"]["video"] for r in recs)
-    metrics = out.results["results"]["clustered"]["metrics"]
+    metrics = out.results["task_results"]["clustered"]["metrics"]
     m = metrics["acc"]
     assert m["ci"][0] is not None and m["ci"][0] <= m["value"] <= m["ci"][1]
-    assert metrics["detail"]["value"] == m["value"] and metrics["detail"]["ci"] == [None, None]
+    assert metrics["detail"]["value"] == m["value"] and metrics["detail"]["ci"] is None
+    assert metrics["detail"]["ci_note"]
 
 
 def test_native_build_request_hook_may_return_absolute_paths(tmp_path):
@@ -297,17 +299,11 @@ def test_registered_metric_without_process_results(tmp_path, colors_root, with_p
     import metrics
 
     data = colors_root / "colors"
-    folder = tmp_path / "t"
-    folder.mkdir()
-    (folder / "t.yaml").write_text(
-        "task: caps\ndataset_path: json\n"
-        f"dataset_kwargs: {{data_files: {{test: {data / 'test.jsonl'}}}}}\n"
-        "test_split: test\ndoc_to_visual: video\ndoc_to_text: question\ndoc_to_target: answer\n"
-        "metric_list: [{metric: rouge_l}, {metric: exact_match}]\n"
-    )
+    metric_list = "metric_list: [{metric: rouge_l}, {metric: exact_match}]\n"
+    folder = task_folder(tmp_path / "t", "t.yaml", _lmms_yaml("caps", str(data / "test.jsonl"), metric_list))
     out = _run_counting(tmp_path, folder, "caps", data)
     recs = read_samples(out.samples_paths["caps"])
-    res = out.results["results"]["caps"]["metrics"]
+    res = out.results["task_results"]["caps"]["metrics"]
     preds = [r["raw"].strip() for r in recs]
     refs = [[r["target"]] for r in recs]
     assert res["rouge_l"]["value"] == pytest.approx(metrics.rouge_l(preds, refs), abs=1e-9)

@@ -1,43 +1,15 @@
 """DAVIS J, F and J&F: hand-computed cases, every empty-mask convention, RLE/array equality, and random
 masks against a straightforward per-frame implementation of the DAVIS 2017 algorithm."""
 
-import cv2
+import davis_reference
 import numpy as np
 import pytest
 
 from metrics import boundary_f, encode_rle, j_and_f, jaccard
 from metrics.davis import davis_statistics, disk_kernel, seg2bmap
 
-
-def davis_bmap(seg):
-    """seg2bmap written as in the DAVIS 2017 evaluation (shifted copies, explicit last row/column)."""
-    seg = seg.astype(bool)
-    e, s, se = np.zeros_like(seg), np.zeros_like(seg), np.zeros_like(seg)
-    e[:, :-1], s[:-1, :], se[:-1, :-1] = seg[:, 1:], seg[1:, :], seg[1:, 1:]
-    b = seg ^ e | seg ^ s | seg ^ se
-    b[-1, :] = seg[-1, :] ^ e[-1, :]
-    b[:, -1] = seg[:, -1] ^ s[:, -1]
-    b[-1, -1] = 0
-    return b
-
-
-def davis_f(pred, gt):
-    from skimage.morphology import disk
-
-    radius = np.ceil(0.008 * np.linalg.norm(pred.shape))
-    fb, gb = davis_bmap(pred), davis_bmap(gt)
-    fd = cv2.dilate(fb.astype(np.uint8), disk(radius).astype(np.uint8))
-    gd = cv2.dilate(gb.astype(np.uint8), disk(radius).astype(np.uint8))
-    nf, ng = fb.sum(), gb.sum()
-    if nf == 0 and ng > 0:
-        p, r = 1, 0
-    elif nf > 0 and ng == 0:
-        p, r = 0, 1
-    elif nf == 0 and ng == 0:
-        p, r = 1, 1
-    else:
-        p, r = (fb * gd).sum() / nf, (gb * fd).sum() / ng
-    return 0 if p + r == 0 else 2 * p * r / (p + r)
+davis_bmap = davis_reference.seg2bmap
+davis_f = davis_reference.boundary_f
 
 
 def davis_j(pred, gt):

@@ -11,9 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import free_port, harness_env, run_harness
-from harness.config.run import RunConfig
-from harness.engine.runner import run
+from conftest import free_port, harness_env, run_harness, run_in
 from harness.plugins.loading import load_plugins
 from harness.results.writer import read_samples
 
@@ -22,15 +20,10 @@ pytest.importorskip("torch")
 pytest.importorskip("transformers")
 pytestmark = pytest.mark.hf
 
-from tiny_checkpoints import Checkpoints  # noqa: E402
+from tiny_checkpoints import PRESET_FAMILY, Checkpoints  # noqa: E402
 
-CASES = [
-    ("llava_onevision", "llava_video_7b"),
-    ("llava_next_video", "llava_next_video_7b"),
-    ("qwen2_vl", "qwen2_vl_7b"),
-    ("qwen2_5_vl", "qwen2_5_vl_7b"),
-    ("internvl", "internvl3_8b"),
-]
+E2E_PRESETS = ("llava_video_7b", "llava_next_video_7b", "qwen2_vl_7b", "qwen2_5_vl_7b", "internvl3_8b")
+CASES = [(PRESET_FAMILY[preset], preset) for preset in E2E_PRESETS]
 
 
 @pytest.fixture(scope="module")
@@ -57,22 +50,11 @@ def _args(path: Path) -> dict:
 def test_preset_runs_cyclist_and_tempcloze_through_the_evaluator(data, checkpoints, family, preset, tmp_path):
     state = load_plugins()
     for bench, task in (("cyclist", "cyclist_l1"), ("tempcloze", "tempcloze_semantic")):
-        cfg = RunConfig(
-            tasks=[task],
-            model=preset,
-            model_args=_args(checkpoints[family]),
-            data=data[bench],
-            limit=2,
-            batch_size=2,
-            # random weights rarely emit EOS; TempCloze asks for 8192 new tokens, so cap them here
-            gen_kwargs={"max_new_tokens": 4},
-            output_path=tmp_path / bench,
-            log_samples=True,
-            cache_dir=tmp_path / "c",
-            progress=False,
-        )
-        out = run(cfg, state)
-        res = out.results["results"][task]
+        # random weights rarely emit EOS; TempCloze asks for 8192 new tokens, so cap them here
+        options = {"limit": 2, "batch_size": 2, "gen_kwargs": {"max_new_tokens": 4}, "progress": False}
+        options["model_args"] = _args(checkpoints[family])
+        out = run_in(tmp_path, [task], preset, data[bench], state, **options, output_path=tmp_path / bench)
+        res = out.results["task_results"][task]
         assert res["n_samples"] == 2 and res["n_errors"] == 0, res["errors"]
         budget = out.results["model"]["capabilities"]["max_frames"]
         for rec in read_samples(out.samples_paths[task]):
@@ -125,6 +107,6 @@ def test_two_ranks_over_gloo_equal_one_rank(data, checkpoints, tmp_path):
     )
     assert two.returncode == 0, two.stderr
     res = [json.loads(next((tmp_path / n).rglob("results_*.json")).read_text()) for n in ("one", "two")]
-    assert res[0]["results"] == res[1]["results"]
+    assert res[0]["task_results"] == res[1]["task_results"]
     samples = [next((tmp_path / n).rglob("samples_*.jsonl")).read_text() for n in ("one", "two")]
     assert samples[0] == samples[1]

@@ -21,22 +21,14 @@ os.environ["HF_HUB_OFFLINE"] = "1"
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from tiny_checkpoints import Checkpoints  # noqa: E402
+from tiny_checkpoints import PRESET_FAMILY, Checkpoints  # noqa: E402
 
 from models.hf import presets  # noqa: E402
 
 pytestmark = pytest.mark.hf
 
-# (family builder, preset that runs on it)
-CASES = [
-    ("llava_onevision", "llava_video_7b"),
-    ("llava_onevision", "llava_onevision_7b"),
-    ("llava_next_video", "llava_next_video_7b"),
-    ("qwen2_vl", "qwen2_vl_7b"),
-    ("qwen2_5_vl", "qwen2_5_vl_7b"),
-    ("internvl", "internvl3_8b"),
-    ("qwen3_vl", "qwen3_vl_8b"),
-]
+# (family builder, preset that runs on it): every preset with a tiny mirror
+CASES = [(family, preset) for preset, family in PRESET_FAMILY.items()]
 
 
 @pytest.fixture(scope="session")

@@ -14,10 +14,10 @@ import random
 import re
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import numpy as np
 import pytest
+from servers.chat import ChatServer
 
 from harness.contract.messages import Message, Request, TextPart, VideoPart
 from harness.data.media import VideoRef
@@ -25,7 +25,7 @@ from models.openai_api.adapter import BudgetExceeded, OpenAIModel, RequestsFaile
 from models.openai_api.client import RepeatedServerError, RetryPolicy
 
 
-class ScriptedServer:
+class ScriptedServer(ChatServer):
     """A chat-completions server whose misbehaviour is scripted by directives in the prompt."""
 
     def __init__(self, delay: float = 0.0, slow: float = 1.0, broken: bytes | None = None) -> None:
@@ -34,30 +34,18 @@ class ScriptedServer:
         self.bodies: list[dict] = []
         self.in_flight = self.max_in_flight = 0
         self.lock = threading.Lock()
-        server = self
+        super().__init__()
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args):
-                pass
-
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                with server.lock:
-                    server.in_flight += 1
-                    server.max_in_flight = max(server.max_in_flight, server.in_flight)
-                    server.bodies.append(body)
-                try:
-                    server.reply(self, body)
-                finally:
-                    with server.lock:
-                        server.in_flight -= 1
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True).start()
+    def handle(self, handler, body):
+        with self.lock:
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            self.bodies.append(body)
+        try:
+            self.reply(handler, body)
+        finally:
+            with self.lock:
+                self.in_flight -= 1
 
     def reply(self, handler, body):
         if self.broken is not None:
@@ -92,20 +80,6 @@ class ScriptedServer:
             "usage": {"prompt_tokens": 100, "completion_tokens": 10 * n, "total_tokens": 100 + 10 * n},
         }
         self.send(handler, 200, json.dumps(reply).encode())
-
-    @staticmethod
-    def send(handler, status, payload, headers=None):
-        handler.send_response(status)
-        handler.send_header("Content-Type", "application/json")
-        handler.send_header("Content-Length", str(len(payload)))
-        for key, value in (headers or {}).items():
-            handler.send_header(key, value)
-        handler.end_headers()
-        handler.wfile.write(payload)
-
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
 
 
 @pytest.fixture
@@ -311,7 +285,7 @@ def test_a_broken_server_ends_the_run_quickly_with_every_sample_counted(with_plu
         out = run(cfg)
     finally:
         server.close()
-    res = out.results["results"]["colors_qa"]
+    res = out.results["task_results"]["colors_qa"]
     assert out.results["complete"] is False
     assert res["n_errors"] == res["n_rows"] == 24 and res["errors_by_reason"] == {"generation": {"repeated_server_error": 24}}
     assert len(server.bodies) <= 8, len(server.bodies)

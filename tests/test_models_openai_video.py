@@ -7,12 +7,11 @@ import base64
 import io
 import json
 import os
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import av
 import numpy as np
 import pytest
+from servers.chat import ChatServer
 
 from harness.contract.messages import Message, Request, TextPart, VideoPart
 from harness.data.media import VideoRef
@@ -20,41 +19,18 @@ from models.openai_api.adapter import OpenAIModel
 from models.openai_api.video import encode_clip
 
 
-class OneChoiceServer:
+class OneChoiceServer(ChatServer):
     """Answers every request with ONE choice whatever `n` says (as transformers serve does), recording bodies."""
 
     def __init__(self) -> None:
         self.bodies: list[dict] = []
-        server = self
+        super().__init__()
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args):
-                pass
-
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                server.bodies.append(body)
-                reply = json.dumps(
-                    {
-                        "choices": [{"index": 0, "message": {"role": "assistant", "content": f"s{len(server.bodies)}"}}],
-                        "usage": {"prompt_tokens": 5, "completion_tokens": 1},
-                    }
-                ).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(reply)))
-                self.end_headers()
-                self.wfile.write(reply)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True).start()
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+    def reply(self, handler, body):
+        self.bodies.append(body)
+        message = {"role": "assistant", "content": f"s{len(self.bodies)}"}
+        reply = {"choices": [{"index": 0, "message": message}], "usage": {"prompt_tokens": 5, "completion_tokens": 1}}
+        self.send(handler, 200, json.dumps(reply).encode())
 
 
 @pytest.fixture

@@ -26,21 +26,11 @@ pytest.importorskip("transformers")
 pytestmark = pytest.mark.hf
 
 import published_facts as published  # noqa: E402
-from tiny_checkpoints import Checkpoints  # noqa: E402
+from tiny_checkpoints import PRESET_FAMILY, Checkpoints  # noqa: E402
 
 from models.hf import budget, presets, recipes  # noqa: E402
 from models.hf.adapter import HFModel  # noqa: E402
 
-# preset -> the tiny family it runs on
-PRESET_FAMILY = {
-    "llava_video_7b": "llava_onevision",
-    "llava_onevision_7b": "llava_onevision",
-    "llava_next_video_7b": "llava_next_video",
-    "qwen2_vl_7b": "qwen2_vl",
-    "qwen2_5_vl_7b": "qwen2_5_vl",
-    "qwen3_vl_8b": "qwen3_vl",
-    "internvl3_8b": "internvl",
-}
 RECIPE = {
     "llava_video_7b": "llava_video_time",
     "llava_onevision_7b": "llava_onevision_card",
@@ -226,8 +216,7 @@ def fed(monkeypatch):
 
 
 def _run(data, checkpoints, preset, bench, task, tmp_path, **args):
-    from harness.config.run import RunConfig
-    from harness.engine.runner import run
+    from conftest import run_in
     from harness.plugins.loading import load_plugins
     from harness.results.writer import read_samples
 
@@ -237,21 +226,10 @@ def _run(data, checkpoints, preset, bench, task, tmp_path, **args):
         "device_map": "cpu",
         **args,
     }
-    cfg = RunConfig(
-        tasks=[task],
-        model=preset,
-        model_args=margs,
-        data=data[bench],
-        limit=1,
-        batch_size=1,
-        gen_kwargs={"max_new_tokens": 2},
-        output_path=tmp_path / bench,
-        log_samples=True,
-        no_cache=True,
-        progress=False,
-    )
-    out = run(cfg, load_plugins())
-    res = out.results["results"][task]
+    options = {"model_args": margs, "limit": 1, "batch_size": 1, "gen_kwargs": {"max_new_tokens": 2}}
+    options |= {"no_cache": True, "progress": False}
+    out = run_in(tmp_path, [task], preset, data[bench], load_plugins(), **options, output_path=tmp_path / bench)
+    res = out.results["task_results"][task]
     samples = list(read_samples(out.samples_paths[task]))
     assert res["n_errors"] == 0, [s["error"] for s in samples]
     return out.results, samples

@@ -16,8 +16,9 @@ import numpy as np
 import pytest
 
 from conftest import PLUGIN_PKG, harness_env, run_harness
+from harness.api import media_identity
 from harness.config.run import RunConfig
-from harness.data.media import ALLOW_SYMLINKS_ENV, MediaPathError, VideoRef, media_identity, safe_media_path
+from harness.data.media import ALLOW_SYMLINKS_ENV, MediaPathError, VideoRef, safe_media_path
 from harness.engine.runner import run
 from harness.errors import ConfigError
 from harness.frames import FrameSpec, MediaError, load_clip
@@ -62,7 +63,7 @@ def test_directories_fifos_sockets_devices_are_not_a_file_and_nothing_hangs(tmp_
     proc = run_harness([*args, "--allow_external_symlinks"], harness_env(plugin_site), timeout=120)
     assert "Traceback" not in proc.stderr, proc.stderr
     (results,) = (tmp_path / "out").rglob("results_*.json")
-    res = json.loads(results.read_text())["results"]["colors_qa"]
+    res = json.loads(results.read_text())["task_results"]["colors_qa"]
     assert res["errors"] == {"media": 8} and res["n_scored"] == 16  # two questions per video
     errors = _errors_by_video(tmp_path / "out")
     assert {k: e["reason"] for k, e in errors.items()} == expected
@@ -91,7 +92,7 @@ def test_any_oserror_reading_a_video_is_a_counted_media_error(tmp_path, colors_r
 
     import av
 
-    from harness.cache import content_hash as media_hash
+    from harness.frames import content_hash as media_hash
 
     video = tmp_path / "v.mp4"
     shutil.copy(colors_root / "colors" / "videos" / "test_000.mp4", video)
@@ -119,7 +120,7 @@ def _run(tmp_path, root, name):
         cache_dir=tmp_path / "c",
         progress=False,
     )
-    return run(cfg, load_plugins()).results["results"]["colors_qa"]
+    return run(cfg, load_plugins()).results["task_results"]["colors_qa"]
 
 
 def test_symlinks_out_of_the_root_need_the_opt_in(tmp_path, colors_root, with_plugin, monkeypatch):

@@ -65,7 +65,7 @@ def test_wrong_size_masks_score_zero_not_dropped(rvt_demo, tmp_path):
         cache_dir=tmp_path / "c",
         progress=False,
     )
-    res = run(cfg, state).results["results"]["rvtbench_seg"]
+    res = run(cfg, state).results["task_results"]["rvtbench_seg"]
     assert res["n_errors"] == 0 and res["n_invalid"] == 3 and res["n_scored"] == 4
     assert res["metrics"]["J&F"]["n"] == 4
     assert res["metrics"]["J&F"]["value"] == pytest.approx(0.25)

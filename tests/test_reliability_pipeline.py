@@ -6,14 +6,13 @@ from __future__ import annotations
 import json
 import logging
 import shutil
-import signal
 import sqlite3
 import subprocess
 import sys
 import time
 
 import pytest
-from test_core_resume import _args, _cached, _calls, _results
+from test_core_resume import _args, _cached, _calls, _results, kill_after
 from test_models_openai import ScriptedServer
 
 from conftest import PLUGIN_PKG, harness_env, run_harness
@@ -37,17 +36,7 @@ def _kill_points(tmp_path, colors_root, plugin_site, batch_size: int, kill_after
     assert ref.returncode == 0, ref.stderr
     for n in kill_after_calls:
         out, cache, log = tmp_path / f"out{n}", tmp_path / f"cache{n}", tmp_path / f"calls{n}.log"
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "harness", *_args(colors_root, out, cache, log, 0.03, extra)],
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        deadline = time.time() + 120
-        while _calls(log) < n and proc.poll() is None and time.time() < deadline:
-            time.sleep(0.005)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
+        kill_after(_args(colors_root, out, cache, log, 0.03, extra), env, log, n)
         made, finished = _calls(log), _cached(cache)
         assert finished >= made - 1, f"batch {batch_size}, kill after {made} calls: only {finished} cached"
         r = run_harness(_args(colors_root, out, cache, log, 0.03, extra), env)
@@ -158,7 +147,7 @@ def test_a_partly_failed_batch_keeps_and_caches_the_answers_that_came_back(
         out = run(_openai_cfg(tmp_path, colors_root, server), load_plugins())
     finally:
         server.close()
-    res = out.results["results"]["colors_qa"]
+    res = out.results["task_results"]["colors_qa"]
     assert server.refused >= 3 and 0 < res["errors"]["generation"] < 24, "only refused requests are errors"
     assert _cached(tmp_path / "cache") == server.count - server.refused
     healthy = ScriptedServer()
@@ -188,7 +177,7 @@ def test_answers_paid_for_are_kept_when_max_cost_is_reached(tmp_path, colors_roo
     server = ScriptedServer()
     try:  # 100 prompt tokens at 1.0 per 1k: 0.1 per answer, so the budget stops after 3
         cfg = _openai_cfg(tmp_path, colors_root, server, price_prompt_per_1k=1.0, max_cost=0.25)
-        res = run(cfg, load_plugins()).results["results"]["colors_qa"]
+        res = run(cfg, load_plugins()).results["task_results"]["colors_qa"]
     finally:
         server.close()
     assert len(server.bodies) == 3 and _cached(tmp_path / "cache") == 3, "nothing sent past the budget"
@@ -212,7 +201,7 @@ def test_a_corrupt_cache_row_is_dropped_with_a_warning_and_recomputed(
 ):
     log = tmp_path / "calls.log"
     cfg = _cfg(tmp_path, colors_root, model_args={"log": str(log), "wrong_every": "3"})
-    reference = run(cfg, load_plugins()).results["results"]
+    reference = run(cfg, load_plugins()).results["task_results"]
     db = sqlite3.connect(tmp_path / "cache" / "responses.sqlite")
     db.execute(
         "UPDATE responses SET value = '{not json' WHERE rowid IN (SELECT rowid FROM responses LIMIT 2)"
@@ -220,7 +209,7 @@ def test_a_corrupt_cache_row_is_dropped_with_a_warning_and_recomputed(
     db.commit()
     db.close()
     with caplog.at_level(logging.WARNING, logger="harness.cache"):
-        again = run(cfg, load_plugins()).results["results"]
+        again = run(cfg, load_plugins()).results["task_results"]
     assert "dropping corrupt row" in caplog.text
     assert _calls(log) == 26 and again == reference
     assert _cached(tmp_path / "cache") == 24

@@ -76,7 +76,7 @@ CORE = [
 
 def _run(task, root, cache):
     cfg = RunConfig(tasks=[task], model="oracle", data=root, limit=LIMIT, cache_dir=cache, progress=False)
-    return run(cfg, load_plugins()).results["results"][task]
+    return run(cfg, load_plugins()).results["task_results"][task]
 
 
 def _accounted(res, expected):

@@ -14,7 +14,7 @@ import pytest
 from harness.config.run import RunConfig
 from harness.engine.runner import run
 from metrics import encode_rle
-from tasks.rvtbench.release import FIELD_ALIASES, OPTIONAL_FIELDS, load_samples
+from tasks.rvtbench.loader import FIELD_ALIASES, OPTIONAL_FIELDS, load_samples
 
 TASKS = {"segmentation": "rvtbench_seg", "grounding": "rvtbench_grounding", "vqa": "rvtbench_vqa"}
 NAN, INF = math.nan, math.inf
@@ -153,11 +153,9 @@ RELEASE = [
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory) -> Path:
-    from builders.rvtbench.commands import RvtbenchBuilder
-
-    (ds,) = RvtbenchBuilder().demo(tmp_path_factory.mktemp("rvtrows"), 0)
-    return ds.data_dir
+def demo(rvtbench_demo) -> Path:
+    """The builder's demo set (shared by the session)."""
+    return rvtbench_demo
 
 
 def _rows(root: Path) -> list[dict]:
@@ -191,7 +189,7 @@ def test_a_run_over_every_malformed_row_counts_each_and_scores_none(demo, tmp_pa
         tasks=list(TASKS.values()), model="oracle", data=str(tmp_path / "rvt"), cache_dir=str(tmp_path / "c")
     )
     # Before: the oracle crashed on a VQA answer that is null or a string (no results at all).
-    results = run(cfg).results["results"]
+    results = run(cfg).results["task_results"]
     headline = {"rvtbench_seg": "J&F", "rvtbench_grounding": "IoU", "rvtbench_vqa": "accuracy"}
     for task_type, task in TASKS.items():
         res = results[task]

@@ -4,6 +4,7 @@ small built sets: the core test plugin's colours set, a CycliST L1 set and a Tem
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -20,10 +21,12 @@ from harness.errors import EXIT_REGRESSION, ConfigError
 from harness.frames import FrameSpec
 from harness.plugins.loading import load_plugins
 from harness.plugins.registry import Entry, Registry
-from harness.report import ReportSection, load_runs
+from harness.report import ReportSection, load_runs, plots
 from harness.report.compare import compare_runs
+from harness.report.console import run_summary
 from harness.report.engine import build_report, write_report
 from harness.report.leaderboard import LeaderboardMismatchError, build_leaderboard, render_leaderboard
+from harness.report.markdown_writer import column_chance
 
 COLORS_TASKS = PLUGIN_PKG / "harness_colors" / "tasks"
 COLOR_RUNS = {  # name -> (model, run kwargs)
@@ -69,9 +72,9 @@ def test_report_tables_match_results_json(color_runs, colors_root, tmp_path):
     paths = [color_runs[k] for k in ("oracle", "random1", "scripted")]
     runs = load_runs(paths)
     sections = build_report(runs, Registry(), colors_root, n_samples=2)
-    overview = sections[0].tables[0]
+    overview = next(t for t in sections[0].tables if t.title == "Headline metrics")
     for path, run_ in zip(paths, runs, strict=True):
-        res = _results(path)["results"]
+        res = _results(path)["task_results"]
         for task in ("colors_qa", "colors_qa_color"):
             cell = overview.cell(run_["_label"], f"{task} (accuracy)")
             assert cell.value == res[task]["metrics"]["accuracy"]["value"]
@@ -139,7 +142,7 @@ def test_compare_flags_a_planted_regression(color_runs, tmp_path):
     reg = {(d.task, d.metric) for d in cmp.regressions()}
     assert reg == {("colors_qa", "accuracy"), ("colors_qa_color", "accuracy")}
     d = next(d for d in cmp.deltas if d.task == "colors_qa")
-    drop = _results(color_runs["scripted"])["results"]["colors_qa"]["metrics"]["accuracy"]["value"] - 1.0
+    drop = _results(color_runs["scripted"])["task_results"]["colors_qa"]["metrics"]["accuracy"]["value"] - 1.0
     assert d.paired and d.n_pairs == 24 and d.delta == pytest.approx(drop) and d.ci[1] < 0
     rc = cli_main(
         ["compare", str(color_runs["oracle"]), str(color_runs["scripted"]), "--out", str(tmp_path / "c.json")]
@@ -188,7 +191,7 @@ def test_leaderboard_ranks_matching_runs(color_runs, tmp_path):
     board = build_leaderboard(runs)
     scores = {}
     for k in names:
-        res = _results(color_runs[k])["results"]
+        res = _results(color_runs[k])["task_results"]
         scores[k] = (
             res["colors_qa"]["metrics"]["accuracy"]["value"]
             + res["colors_qa_color"]["metrics"]["accuracy"]["value"]
@@ -260,29 +263,42 @@ def cyclist_runs(tmp_path_factory) -> tuple[Path, list[Path]]:
     return root, paths
 
 
-def test_cyclist_paper_tables_and_fig8(cyclist_runs, tmp_path):
+def _layout_facts(sections, figures) -> None:
+    """Every figure clean (no legend over data, labels inside, series distinct); chance levels stated once:
+    a table whose header shows a column's chance does not restate a number in its note."""
+    assert figures and all(plots.layout_problems(f) == [] for f in figures)
+    for table in (t for s in sections for t in s.tables):
+        if any(column_chance(table, i) for i in range(len(table.columns))):
+            assert not re.search(r"chance (about )?\d", table.note), (table.title, table.note)
+
+
+def test_cyclist_paper_tables_and_fig8(cyclist_runs, tmp_path, figures):
     data, paths = cyclist_runs
     runs = load_runs(paths)
     sections = build_report(runs, load_plugins().registry, data, 1)
     tables = {t.title: t for s in sections for t in s.tables}
     t4 = tables["Table 4 (∃): temporal descriptive accuracy (%)"]
     for path, r in zip(paths, runs, strict=True):
-        cells = _results(path)["results"]["cyclist_l1"]["tables"]["table4_temporal_descriptive"][
+        cells = _results(path)["task_results"]["cyclist_l1"]["tables"]["table4_temporal_descriptive"][
             "existential"
         ]
         got = t4.cell(r["_label"], "Unicycle query")
         assert (got.value, got.chance) == (cells["query"]["accuracy"], cells["query"]["chance"])
-        t8 = _results(path)["results"]["cyclist_l1"]["tables"]["table8_counting"]
+        t8 = _results(path)["task_results"]["cyclist_l1"]["tables"]["table8_counting"]
         assert tables["Table 8: counting object cycles"].cell(r["_label"], "MAE Unicycle").value == t8["mae"]
-        t11 = _results(path)["results"]["cyclist_caption_l1"]["tables"]["table11_objects"]
+        t11 = _results(path)["task_results"]["cyclist_caption_l1"]["tables"]["table11_objects"]
         assert (
             tables["Table 11: scene captioning, objects (%)"].cell(r["_label"], "Unicycle F1").value
             == t11["f1"]
         )
     assert t4.cell("oracle", "Unicycle query").value == 1.0
-    assert t4.cell("oracle", "Bicycle query").value is None  # tier not evaluated: an empty cell
+    assert "Bicycle query" not in t4.columns  # tier not evaluated: the column is left out, and said so
+    assert "Columns without data left out: Bicycle query" in t4.note
     fig = next(f for s in sections for f in s.figures if f.name == "fig8_tiers.png")
     assert fig.data()[:4] == b"\x89PNG"
+    _layout_facts(sections, figures)
+    t6 = tables["Table 6: orbits (%)"]  # one chance per column, from the questions evaluated; none in the note
+    assert column_chance(t6, t6.columns.index("Center Unicycle")) and "%" not in t6.note.split(".")[0]
 
 
 @pytest.fixture(scope="module")
@@ -302,7 +318,7 @@ def tempcloze_runs(tmp_path_factory) -> tuple[Path, list[Path]]:
     return root, paths
 
 
-def test_tempcloze_dimension_joint_and_error_tables(tempcloze_runs):
+def test_tempcloze_dimension_joint_and_error_tables(tempcloze_runs, figures):
     data, paths = tempcloze_runs
     runs = load_runs(paths)
     sections = build_report(runs, load_plugins().registry, data, 1)
@@ -310,7 +326,7 @@ def test_tempcloze_dimension_joint_and_error_tables(tempcloze_runs):
     dims = tables["tempcloze_all: accuracy by dimension (%)"]
     joint = tables["tempcloze_all: joint per-video accuracy (%)"]
     for path, r in zip(paths, runs, strict=True):
-        tb = _results(path)["results"]["tempcloze_all"]["tables"]
+        tb = _results(path)["task_results"]["tempcloze_all"]["tables"]
         for d, name in (("S", "Semantic"), ("A", "Alignment"), ("P", "Progression")):
             cell = dims.cell(r["_label"], name)
             assert (cell.value, cell.chance) == (tb["per_dimension"][d]["accuracy"], 0.25)
@@ -321,6 +337,12 @@ def test_tempcloze_dimension_joint_and_error_tables(tempcloze_runs):
     assert "Alig. Early" in errors.columns
     names = {f.name for s in sections for f in s.figures}
     assert {"tempcloze_all_dimensions.png", "tempcloze_all_error_sources.png"} <= names
+    by_dim = tables["tempcloze_all: accuracy by dimension"]  # the generic per-task table: S/A/P too
+    assert by_dim.columns == ["Semantic", "Alignment", "Progression"]
+    _layout_facts(sections, figures)
+    console = run_summary(runs[1], runs[1]["_samples"], load_plugins().registry, paths[1])
+    assert "**tempcloze_all: accuracy by dimension (%)**" in console and "| random |" in console
+    assert f"python -m harness report {paths[1]}" in console
     strips = [f for s in sections if s.key.startswith("sample-tempcloze_all") for f in s.figures]
     assert strips and all(np.frombuffer(f.data()[:4], np.uint8).tolist() == [137, 80, 78, 71] for f in strips)
 
@@ -339,17 +361,24 @@ def rvtbench_runs(tmp_path_factory) -> list[Path]:
     return paths
 
 
-def test_rvtbench_category_level_tables_and_level_plots(rvtbench_runs):
+def test_rvtbench_category_level_tables_and_level_plots(rvtbench_runs, figures):
     runs = load_runs(rvtbench_runs)
     sections = build_report(runs, load_plugins().registry, None, 0)
     tables = {t.title: t for s in sections for t in s.tables}
     for path, r in zip(rvtbench_runs, runs, strict=True):
         for task, metric in (("rvtbench_grounding", "cIoU"), ("rvtbench_seg", "J&F")):
-            cells = _results(path)["results"][task]["tables"]["by_category_level"]
+            cells = _results(path)["task_results"][task]["tables"]["by_category_level"]
             table = tables[f"{task}: {metric} (%)"]
+            if r["_label"] not in [label for label, _ in table.rows]:  # no value at all: row left out, said so
+                assert all(c.get(metric) is None for c in cells.values())
+                assert f"No data for: {r['_label']}" in table.note
+                continue
             assert table.cell(r["_label"], "Overall").value == cells["overall"][metric]
-            assert table.cell(r["_label"], "Temporal L4").value == (cells.get("temporal|L4") or {}).get(
-                metric
-            )
+            l4 = (cells.get("temporal|L4") or {}).get(metric)
+            if "Temporal L4" in table.columns:
+                assert table.cell(r["_label"], "Temporal L4").value == l4
+            else:  # no run has a temporal L4 sample: the column is left out
+                assert l4 is None and "Temporal L4" in table.note
     names = {f.name for s in sections for f in s.figures}
     assert {"rvtbench_seg_JandF_by_level.png", "rvtbench_grounding_cIoU_by_level.png"} <= names
+    _layout_facts(sections, figures)

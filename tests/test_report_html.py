@@ -29,9 +29,17 @@ window.addEventListener('error', function (e) { window.__errs.push(String(e.mess
 window.addEventListener('load', function () {
   var imgs = Array.prototype.slice.call(document.images);
   var broken = imgs.filter(function (i) { return !(i.complete && i.naturalWidth > 0); }).length;
+  var width = document.documentElement.clientWidth;
+  var sticking = Array.prototype.slice.call(document.querySelectorAll('body *')).filter(function (e) {
+    return !e.closest('div.scroll') && e.getBoundingClientRect().right > width + 1;
+  }).length;
+  var wrapped = Array.prototype.slice.call(document.getElementsByTagName('table')).filter(function (t) {
+    return t.parentElement.className === 'scroll';
+  }).length;
   var d = document.createElement('div'); d.id = 'probe';
   d.textContent = 'imgs=' + imgs.length + ' broken=' + broken + ' tables=' +
-    document.getElementsByTagName('table').length + ' errors=' + window.__errs.length;
+    document.getElementsByTagName('table').length + ' errors=' + window.__errs.length +
+    ' sticking=' + sticking + ' wrapped=' + wrapped;
   document.body.appendChild(d);
 });
 </script>"""
@@ -48,7 +56,7 @@ def colors_section(runs: list[dict]) -> list[ReportSection]:
     """A plugin-style renderer: accuracy with the 5-answer chance level (20 %) as the shading's origin."""
     table = Table("colors: accuracy vs chance", ["colors_qa"])
     for r in runs:
-        m = r["results"]["colors_qa"]["metrics"]["accuracy"]
+        m = r["task_results"]["colors_qa"]["metrics"]["accuracy"]
         table.add_row(r["_label"], [Cell(m["value"], tuple(m["ci"]), m["n"], chance=0.2)])
     return [ReportSection("Colours", "chance-shaded table", [table])]
 
@@ -69,13 +77,17 @@ def test_html_loads_without_errors_and_every_image_decodes(report_page, tmp_path
     assert "<script" not in page and "http://" not in page and "https://" not in page  # self-contained
     probe = tmp_path / "probe.html"
     probe.write_text(page.replace("<head>", "<head>" + PROBE, 1))
-    done = _chromium(tmp_path, "--virtual-time-budget=5000", "--dump-dom", probe.as_uri())
+    done = _chromium(tmp_path, "--window-size=800,2000", "--virtual-time-budget=5000", "--dump-dom", probe.as_uri())
     assert done.returncode == 0, done.stderr[-2000:]
-    found = re.search(r'<div id="probe">imgs=(\d+) broken=(\d+) tables=(\d+) errors=(\d+)</div>', done.stdout)
+    found = re.search(
+        r'<div id="probe">imgs=(\d+) broken=(\d+) tables=(\d+) errors=(\d+) sticking=(\d+) wrapped=(\d+)</div>',
+        done.stdout,
+    )
     assert found, done.stdout[-2000:]
-    imgs, broken, tables, errors = map(int, found.groups())
+    imgs, broken, tables, errors, sticking, wrapped = map(int, found.groups())
     assert imgs == page.count("<img ") and imgs >= 2 and broken == 0 and errors == 0
-    assert tables == page.count("<table>")
+    assert tables == page.count("<table>") == wrapped  # every table scrolls inside its own box
+    assert sticking == 0  # at 800 px nothing outside a table box runs past the page's right edge
     assert "CONSOLE" not in done.stderr and "Uncaught" not in done.stderr
 
 

@@ -3,60 +3,29 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from builds import cyclist_scenes, harness_build
 
 from builders.rvtbench.dt import validate_dt
 from builders.rvtbench.facts import downsample, object_facts
 from builders.rvtbench.tree import build_tree, subtree
 from metrics import decode_rle
 
-ROOT = Path(__file__).resolve().parents[1]
 
-
-def _run(*args: str) -> None:
-    subprocess.run(
-        [sys.executable, "-m", "harness", "build", *args], cwd=ROOT, check=True, capture_output=True
-    )
+def _rvtbench_from(scenes: Path, out: Path, *options: str) -> None:
+    """`build rvtbench --from-synthetic SCENES --out OUT OPTIONS...` in a fresh process."""
+    harness_build("rvtbench", "--from-synthetic", str(scenes), "--out", str(out), *options)
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> tuple[Path, Path]:
     """Three CycliST L2 scenes (5-10 objects) turned into an RVTBench set with every task type."""
     base = tmp_path_factory.mktemp("rvt")
-    cy, out = base / "cy", base / "rvt"
-    _run(
-        "cyclist",
-        "--tier",
-        "L2",
-        "--num-scenes",
-        "3",
-        "--out",
-        str(cy),
-        "--size",
-        "160x90",
-        "--frames",
-        "32",
-        "--seed",
-        "3",
-        "--no-progress",
-    )
-    _run(
-        "rvtbench",
-        "--from-synthetic",
-        str(cy),
-        "--out",
-        str(out),
-        "--assign",
-        "all",
-        "--seed",
-        "1",
-        "--no-progress",
-    )
+    cy, out = cyclist_scenes(base / "cy", "L2", 3, seed=3), base / "rvt"
+    _rvtbench_from(cy, out, "--assign", "all", "--seed", "1")
     return cy, out
 
 
@@ -146,50 +115,18 @@ def test_every_task_type_category_and_level_is_produced(built):
 
 def test_same_seed_same_bytes_and_another_seed_differs(built, tmp_path):
     cy, out = built
-    _run(
-        "rvtbench",
-        "--from-synthetic",
-        str(cy),
-        "--out",
-        str(tmp_path / "again"),
-        "--assign",
-        "all",
-        "--seed",
-        "1",
-        "--workers",
-        "2",  # twins built in two processes: the same bytes as the one-process build
-        "--no-progress",
-    )
+    # twins built in two processes: the same bytes as the one-process build
+    _rvtbench_from(cy, tmp_path / "again", "--assign", "all", "--seed", "1", "--workers", "2")
     assert (tmp_path / "again" / "test.jsonl").read_bytes() == (out / "test.jsonl").read_bytes()
     for dt in sorted((out / "dt").glob("*.json")):
         assert (tmp_path / "again" / "dt" / dt.name).read_bytes() == dt.read_bytes()
-    _run(
-        "rvtbench",
-        "--from-synthetic",
-        str(cy),
-        "--out",
-        str(tmp_path / "other"),
-        "--assign",
-        "all",
-        "--seed",
-        "2",
-        "--no-progress",
-    )
+    _rvtbench_from(cy, tmp_path / "other", "--assign", "all", "--seed", "2")
     assert (tmp_path / "other" / "test.jsonl").read_bytes() != (out / "test.jsonl").read_bytes()
 
 
 def test_rule_assignment_gives_one_type_per_object(built, tmp_path):
     cy, _ = built
-    _run(
-        "rvtbench",
-        "--from-synthetic",
-        str(cy),
-        "--out",
-        str(tmp_path / "rules"),
-        "--objects-per-video",
-        "2",
-        "--no-progress",
-    )
+    _rvtbench_from(cy, tmp_path / "rules", "--objects-per-video", "2")
     samples = _samples(tmp_path / "rules")
     per_object: dict[tuple[str, str], set[str]] = {}
     for s in samples:

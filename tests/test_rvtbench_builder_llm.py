@@ -3,22 +3,16 @@ the VLM describer, and `python -m harness build rvtbench --videos` end to end (s
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
 import pytest
+from builds import build_with
 
 from builders.rvtbench.dt import validate_dt
-from conftest import PLUGIN_PKG, harness_env, run_harness, write_dist_info
+from conftest import harness_env, run_harness
 
 TASK_TYPES = ("segmentation", "grounding", "vqa", "summary")
-
-
-def _build(builder, args: list[str]) -> None:
-    parser = argparse.ArgumentParser()
-    builder.add_arguments(parser)
-    assert builder.run(parser.parse_args(args)) == 0
 
 
 @pytest.fixture(scope="module")
@@ -27,22 +21,12 @@ def cyclist(tmp_path_factory) -> Path:
     from builders.cyclist.plugin import CyclistBuilder
 
     out = tmp_path_factory.mktemp("rvtllm") / "cy"
-    _build(
+    build_with(
         CyclistBuilder(),
         ["--tier", "L1", "--num-scenes", "2", "--out", str(out), "--size", "160x90"]
         + ["--frames", "16", "--seed", "4", "--no-progress"],
     )
     return out
-
-
-@pytest.fixture
-def scripted(tmp_path, monkeypatch):
-    """The scripted test plugin (harness_rvtscripted) installed through a dist-info folder."""
-    site = tmp_path / "site"
-    write_dist_info(site, "harness-rvtscripted", "0.1.0", {"rvtscripted": "harness_rvtscripted.plugin"})
-    monkeypatch.syspath_prepend(str(PLUGIN_PKG))
-    monkeypatch.syspath_prepend(str(site))
-    return site
 
 
 def _samples(out: Path) -> list[dict]:
@@ -87,7 +71,7 @@ def test_unusable_llm_replies_fall_back_to_rules_and_templates_and_are_counted(c
     from builders.rvtbench.commands import RvtbenchBuilder
 
     _, manifest = _llm_build(cyclist, tmp_path / "garbage", "garbage")
-    _build(
+    build_with(
         RvtbenchBuilder(),
         ["--from-synthetic", str(cyclist), "--out", str(tmp_path / "rules"), "--keyframe-interval", "4"]
         + ["--seed", "5", "--templates", "--no-progress"],

@@ -14,14 +14,9 @@ transformers = pytest.importorskip("transformers")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
-def _tiny_sam2(folder: Path, s: int = 64) -> Path:
-    from transformers import (
-        Sam2ImageProcessor,
-        Sam2VideoConfig,
-        Sam2VideoModel,
-        Sam2VideoProcessor,
-        Sam2VideoVideoProcessor,
-    )
+def _tiny_sam2_parts(s: int) -> dict:
+    """The parts the tiny SAM 2 models share for s x s images: a 4-stage Hiera vision tower of 16-128 channels,
+    the prompt encoder and the mask decoder."""
     from transformers.models.sam2.configuration_sam2 import Sam2HieraDetConfig, Sam2VisionConfig
 
     backbone = Sam2HieraDetConfig(
@@ -41,9 +36,23 @@ def _tiny_sam2(folder: Path, s: int = 64) -> Path:
         backbone_feature_sizes=[[s // 4, s // 4], [s // 8, s // 8], [s // 16, s // 16]],
         fpn_hidden_size=128,
     )
+    decoder = {"hidden_size": 128, "mlp_dim": 64, "num_hidden_layers": 2, "iou_head_hidden_dim": 32}
+    prompts = {"hidden_size": 128, "image_size": s, "patch_size": 16}
+    return {"vision_config": vision, "prompt_encoder_config": prompts, "mask_decoder_config": decoder}
+
+
+def _tiny_sam2(folder: Path, s: int = 64) -> Path:
+    from transformers import (
+        Sam2ImageProcessor,
+        Sam2VideoConfig,
+        Sam2VideoModel,
+        Sam2VideoProcessor,
+        Sam2VideoVideoProcessor,
+    )
+
     # memory_encoder_output_channels must be 64 (the memory cross-attention's key width is fixed in transformers)
     config = Sam2VideoConfig(
-        vision_config=vision,
+        **_tiny_sam2_parts(s),
         image_size=s,
         memory_attention_hidden_size=128,
         memory_attention_num_layers=1,
@@ -54,13 +63,6 @@ def _tiny_sam2(folder: Path, s: int = 64) -> Path:
         mask_downsampler_embed_dim=128,
         memory_fuser_embed_dim=128,
         memory_fuser_intermediate_dim=64,
-        prompt_encoder_config={"hidden_size": 128, "image_size": s, "patch_size": 16},
-        mask_decoder_config={
-            "hidden_size": 128,
-            "mlp_dim": 64,
-            "num_hidden_layers": 2,
-            "iou_head_hidden_dim": 32,
-        },
     )
     torch.manual_seed(0)
     Sam2VideoModel(config).save_pretrained(folder)
@@ -146,36 +148,9 @@ def test_sam2_segmenter_and_perception_dt_on_tiny_models(tmp_path):
 def _tiny_sam2_image(folder: Path) -> Path:
     """A tiny random SAM 2 image model (Sam2Model) and its processor, for box prompts."""
     from transformers import Sam2Config, Sam2ImageProcessor, Sam2Model, Sam2Processor
-    from transformers.models.sam2.configuration_sam2 import Sam2HieraDetConfig, Sam2VisionConfig
 
     s = 64
-    backbone = Sam2HieraDetConfig(
-        hidden_size=16,
-        num_attention_heads=1,
-        image_size=[s, s],
-        blocks_per_stage=[1, 1, 2, 1],
-        embed_dim_per_stage=[16, 32, 64, 128],
-        num_attention_heads_per_stage=[1, 1, 1, 1],
-        window_size_per_stage=[4, 4, 4, 4],
-        global_attention_blocks=[3],
-        window_positional_embedding_background_size=[4, 4],
-    )
-    vision = Sam2VisionConfig(
-        backbone_config=backbone,
-        backbone_channel_list=[128, 64, 32, 16],
-        backbone_feature_sizes=[[s // 4, s // 4], [s // 8, s // 8], [s // 16, s // 16]],
-        fpn_hidden_size=128,
-    )
-    config = Sam2Config(
-        vision_config=vision,
-        prompt_encoder_config={"hidden_size": 128, "image_size": s, "patch_size": 16},
-        mask_decoder_config={
-            "hidden_size": 128,
-            "mlp_dim": 64,
-            "num_hidden_layers": 2,
-            "iou_head_hidden_dim": 32,
-        },
-    )
+    config = Sam2Config(**_tiny_sam2_parts(s))
     torch.manual_seed(0)
     Sam2Model(config).save_pretrained(folder)
     Sam2Processor(image_processor=Sam2ImageProcessor(size={"height": s, "width": s})).save_pretrained(folder)
@@ -237,7 +212,7 @@ def test_seg_boxes_task_runs_the_tiny_sam2_pipeline_and_names_it(cyclist_scene, 
             progress=False,
         )
     )
-    res = out.results["results"]["rvtbench_seg_boxes"]
+    res = out.results["task_results"]["rvtbench_seg_boxes"]
     assert res["n_samples"] == 2 and res["n_errors"] == 0
     table = res["tables"]["by_category_level"]["overall"]
     assert table["mask_sources"] == {f"rvtbench.box_to_mask.sam2(model={model})": 2}

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from harness.api import DataError, is_unpacked
-from tasks.rvtbench.layout import find_layout
-from tasks.rvtbench.release import FIELD_ALIASES, OPTIONAL_FIELDS, load_samples
+from tasks.rvtbench.loader import FIELD_ALIASES, OPTIONAL_FIELDS, load_samples
+from tasks.rvtbench.release import find_layout
 
 KEEP = set(FIELD_ALIASES) | set(OPTIONAL_FIELDS)  # each field by its first name
 
@@ -39,7 +39,7 @@ def _oracle(task: str, data: Path, tmp_path: Path) -> dict:
     from harness.engine.runner import run
 
     cfg = RunConfig(tasks=[task], model="oracle", data=str(data), limit=3, cache_dir=str(tmp_path / "c"))
-    return run(cfg).results["results"][task]
+    return run(cfg).results["task_results"][task]
 
 
 def test_a_build_is_read_in_its_folder_and_in_a_root_holding_it(build, tmp_path):

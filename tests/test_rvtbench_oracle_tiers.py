@@ -91,11 +91,11 @@ def _oracle_is_perfect(rvt: Path, tmp_path: Path, monkeypatch) -> dict[str, int]
     )
     counts = {}
     for t in types:
-        res = out.results["results"][TASK[t]]
+        res = out.results["task_results"][TASK[t]]
         assert res["n_invalid"] == 0 and res["n_errors"] == 0, (t, res)
         assert res["metrics"][HEADLINE[t]]["value"] == pytest.approx(1.0, abs=1e-6), (t, res["metrics"])
         counts[t] = res["n_samples"]
-    vqa = out.results["results"].get("rvtbench_vqa")
+    vqa = out.results["task_results"].get("rvtbench_vqa")
     if vqa:
         assert vqa["tables"]["by_category_level"]["overall"]["accuracy"] == 1.0
     return counts

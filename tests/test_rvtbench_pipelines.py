@@ -3,23 +3,17 @@ segmentation from boxes runs only through an explicit, recorded box-to-mask pipe
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
 import numpy as np
 import pytest
+from builds import build_with
 
-from conftest import PLUGIN_PKG, write_dist_info
+from conftest import run_in
 from metrics import decode_rle
 
 DX, DY = 3, 2
-
-
-def _build(builder, args: list[str]) -> None:
-    parser = argparse.ArgumentParser()
-    builder.add_arguments(parser)
-    assert builder.run(parser.parse_args(args)) == 0
 
 
 @pytest.fixture(scope="module")
@@ -29,27 +23,17 @@ def small_set(tmp_path_factory) -> Path:
     from builders.rvtbench.commands import RvtbenchBuilder
 
     base = tmp_path_factory.mktemp("rvtsmall")
-    _build(
+    build_with(
         CyclistBuilder(),
         ["--tier", "L1", "--num-scenes", "2", "--out", str(base / "cy"), "--size", "160x90"]
         + ["--frames", "16", "--seed", "1", "--no-progress"],
     )
-    _build(
+    build_with(
         RvtbenchBuilder(),
         ["--from-synthetic", str(base / "cy"), "--out", str(base / "rvt"), "--assign", "all"]
         + ["--objects-per-video", "2", "--seed", "1", "--no-progress"],
     )
     return base / "rvt"
-
-
-@pytest.fixture
-def scripted(tmp_path, monkeypatch):
-    """The scripted test plugin (harness_rvtscripted) installed through a dist-info folder."""
-    site = tmp_path / "site"
-    write_dist_info(site, "harness-rvtscripted", "0.1.0", {"rvtscripted": "harness_rvtscripted.plugin"})
-    monkeypatch.syspath_prepend(str(PLUGIN_PKG))
-    monkeypatch.syspath_prepend(str(site))
-    return site
 
 
 def _rows(data: Path, task_type: str) -> dict[str, dict]:
@@ -75,26 +59,12 @@ def _shift(boxes: list[list[float]]) -> list[list[float]]:
 
 
 def _run(data: Path, tmp_path: Path, tasks: list[str], **model_args):
-    from harness.config.run import RunConfig
-    from harness.engine.runner import run
-
-    return run(
-        RunConfig(
-            tasks=tasks,
-            model="rvt_shifted_boxes",
-            model_args=model_args,
-            data=str(data),
-            output_path=str(tmp_path / "out"),
-            log_samples=True,
-            cache_dir=str(tmp_path / "cache"),
-            progress=False,
-        )
-    )
+    return run_in(tmp_path, tasks, "rvt_shifted_boxes", str(data), model_args=model_args, progress=False)
 
 
 def test_shifted_boxes_through_the_evaluator_score_the_hand_computed_iou(small_set, scripted, tmp_path):
     out = _run(small_set, tmp_path, ["rvtbench_grounding"], dx=DX, dy=DY)
-    res = out.results["results"]["rvtbench_grounding"]
+    res = out.results["task_results"]["rvtbench_grounding"]
     rows = _rows(small_set, "grounding")
     assert res["n_samples"] == len(rows) > 0 and res["n_invalid"] == res["n_errors"] == 0
     records = _records(out.samples_paths["rvtbench_grounding"])
@@ -132,7 +102,7 @@ def test_segmentation_from_boxes_needs_the_explicit_pipeline_and_records_it(
 ):
     monkeypatch.setenv("HARNESS_RVTBENCH_BOX_TO_MASK", "fill")
     out = _run(small_set, tmp_path, ["rvtbench_seg", "rvtbench_seg_boxes"], dx=DX, dy=DY)
-    results = out.results["results"]
+    results = out.results["task_results"]
     label = "rvtbench.box_to_mask.fill(model=default)"
     plain = results["rvtbench_seg"]["tables"]["by_category_level"]["overall"]
     # A text model's boxes are no masks: invalid answers, J&F 0 inside the mean (not left out as before).
@@ -164,8 +134,8 @@ def test_segmentation_from_boxes_needs_the_explicit_pipeline_and_records_it(
 
 def test_rejected_boxes_on_the_box_pipeline_are_invalid_and_scored_as_empty(small_set, scripted, monkeypatch):
     from harness.api import Response
-    from tasks.rvtbench.hooks import score
     from tasks.rvtbench.mask_pipeline import configured_pipeline, parse
+    from tasks.rvtbench.scoring import score
 
     monkeypatch.setenv("HARNESS_RVTBENCH_BOX_TO_MASK", "fill")
     row = next(iter(_rows(small_set, "segmentation").values()))

@@ -4,14 +4,14 @@ segmentation in every build, and VQA that measures correctness, on CycliST L5 sc
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from builds import cyclist_scenes, harness_build
 
 from builders.rvtbench.facts import downsample, object_facts
 from builders.rvtbench.tree import execute
+from conftest import run_in
 
 ROOT = Path(__file__).resolve().parents[1]
 CELLS = [
@@ -22,40 +22,15 @@ CELLS = [
 ]
 
 
-def _build(*args: str) -> None:
-    subprocess.run(
-        [sys.executable, "-m", "harness", "build", *args, "--no-progress"],
-        cwd=ROOT,
-        check=True,
-        capture_output=True,
-    )
-
-
 @pytest.fixture(scope="module")
 def scenes(tmp_path_factory) -> Path:
-    cy = tmp_path_factory.mktemp("rvtq") / "cy"
-    _build(
-        "cyclist",
-        "--tier",
-        "L5",
-        "--num-scenes",
-        "4",
-        "--out",
-        str(cy),
-        "--size",
-        "160x90",
-        "--frames",
-        "32",
-        "--seed",
-        "3",
-    )
-    return cy
+    return cyclist_scenes(tmp_path_factory.mktemp("rvtq") / "cy", "L5", 4, seed=3)
 
 
 @pytest.fixture(scope="module")
 def full(scenes) -> Path:
     out = scenes.parent / "all"
-    _build(
+    harness_build(
         "rvtbench",
         "--from-synthetic",
         str(scenes),
@@ -116,10 +91,8 @@ def test_queries_are_unique_on_the_twin_and_their_level_is_the_tree_depth(full):
 
 
 def test_vqa_questions_vary_and_random_is_near_chance_while_oracle_is_perfect(full, tmp_path):
-    from harness.config.run import RunConfig
-    from harness.engine.runner import run
-    from tasks.rvtbench.release import load_samples
-    from tasks.rvtbench.vqa_answers import answer_space
+    from tasks.rvtbench.loader import load_samples
+    from tasks.rvtbench.request import answer_space
 
     vqa = [s for s in _samples(full) if s["task_type"] == "vqa"]
     assert len({s["answer"]["kind"] for s in vqa}) >= 4
@@ -133,39 +106,21 @@ def test_vqa_questions_vary_and_random_is_near_chance_while_oracle_is_perfect(fu
     assert answer_space(docs) == space and set(space) == {d["answer_kind"] for d in docs}
     scores = {}
     for model in ("oracle", "random"):
-        out = run(
-            RunConfig(
-                tasks=["rvtbench_vqa"],
-                model=model,
-                data=str(full),
-                output_path=str(tmp_path / model),
-                cache_dir=str(tmp_path / "c"),
-            )
-        )
-        scores[model] = out.results["results"]["rvtbench_vqa"]["tables"]["by_category_level"]["overall"]
+        out = run_in(tmp_path, ["rvtbench_vqa"], model, str(full), output_path=tmp_path / model)
+        scores[model] = out.results["task_results"]["rvtbench_vqa"]["tables"]["by_category_level"]["overall"]
     assert scores["oracle"]["accuracy"] == 1.0 and scores["oracle"]["ROUGE-L"] == pytest.approx(1.0)
     assert scores["random"]["accuracy"] < 0.5 and scores["random"]["ROUGE-L"] < 0.3
 
 
 def test_a_default_build_has_segmentation_even_with_small_objects(scenes, tmp_path):
-    from harness.config.run import RunConfig
-    from harness.engine.runner import run
 
     out = scenes.parent / "rules"
-    _build("rvtbench", "--from-synthetic", str(scenes), "--out", str(out), "--seed", "1")
+    harness_build("rvtbench", "--from-synthetic", str(scenes), "--out", str(out), "--seed", "1")
     counts = json.loads((out / "manifest.json").read_text())["counts"]
     assert counts["by_task_type"].get("segmentation", 0) > 0 and counts["segmentation_by_largest"] > 0
     assert counts["missing_task_types"] == {} and counts["vqa_by_interactions"] > 0
     # `random` over the whole group runs (every task has its answer space, none read from the targets).
-    res = run(
-        RunConfig(
-            tasks=["rvtbench"],
-            model="random",
-            data=str(out),
-            output_path=str(tmp_path / "o"),
-            cache_dir=str(tmp_path / "c"),
-        )
-    ).results["results"]
+    res = run_in(tmp_path, ["rvtbench"], "random", str(out)).results["task_results"]
     for task in ("rvtbench_seg", "rvtbench_grounding", "rvtbench_vqa", "rvtbench_summary"):
         assert res[task]["n_samples"] == counts["by_task_type"].get(
             task.split("_")[1].replace("seg", "segmentation"), 0

@@ -11,20 +11,18 @@ import cv2
 import numpy as np
 import pytest
 
-from harness.api import DataError, DroppedRow
-from harness.data.media import VideoRef, media_identity
+from conftest import run_in
+from harness.api import DataError, DroppedRow, VideoRef, media_identity
 from harness.frames import FrameSpec, load_clip, probe_video
 from harness.frames.cache import FrameCache
 from metrics import decode_rle
-from tasks.rvtbench.release import load_samples
+from tasks.rvtbench.loader import load_samples
 
 
 @pytest.fixture(scope="module")
-def build(tmp_path_factory) -> Path:
-    from builders.rvtbench.commands import RvtbenchBuilder
-
-    (ds,) = RvtbenchBuilder().demo(tmp_path_factory.mktemp("rvtrel"), 0)
-    return ds.data_dir
+def build(rvtbench_demo) -> Path:
+    """The builder's demo set (shared by the session)."""
+    return rvtbench_demo
 
 
 def _rows(build: Path) -> list[dict]:
@@ -91,8 +89,6 @@ def test_frame_folder_is_a_video_in_the_core(davis, build, tmp_path):
 
 
 def test_davis_frame_folder_runs_through_rvtbench_seg(davis, tmp_path):
-    from harness.config.run import RunConfig
-    from harness.engine.runner import run
 
     root, row = davis
     docs = load_samples(root, "test", {"task_type": "segmentation"})
@@ -100,17 +96,8 @@ def test_davis_frame_folder_runs_through_rvtbench_seg(davis, tmp_path):
     assert [decode_rle(m)[0].sum() for m in docs[0]["answer"]["masks"]] == [
         decode_rle(m)[0].sum() for m in row["answer"]["masks"]
     ]
-    out = run(
-        RunConfig(
-            tasks=["rvtbench_seg"],
-            model="oracle",
-            data=str(root),
-            output_path=str(tmp_path / "o"),
-            log_samples=True,
-            cache_dir=str(tmp_path / "c"),
-        )
-    )
-    res = out.results["results"]["rvtbench_seg"]
+    out = run_in(tmp_path, ["rvtbench_seg"], "oracle", str(root))
+    res = out.results["task_results"]["rvtbench_seg"]
     assert res["n_samples"] == 1 and res["metrics"]["J&F"]["value"] == 1.0
     sample = json.loads(out.samples_paths["rvtbench_seg"].read_text().splitlines()[0])
     (media,) = sample["media"]  # the oracle declares a one-frame budget

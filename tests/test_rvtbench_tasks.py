@@ -8,37 +8,26 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from conftest import run_in
 from harness.api import Response
-from metrics import encode_rle
-from tasks.rvtbench.hooks import parse, score
-from tasks.rvtbench.release import load_samples
+from metrics import encode_rle, ptb_java
+from tasks.rvtbench.loader import load_samples
+from tasks.rvtbench.parsing import parse
+from tasks.rvtbench.scoring import score
 
 FIXTURE = Path(__file__).resolve().parents[1] / "tasks" / "rvtbench" / "fixtures" / "release"
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory) -> Path:
-    from builders.rvtbench.commands import RvtbenchBuilder
-
-    (ds,) = RvtbenchBuilder().demo(tmp_path_factory.mktemp("rvtdemo"), 0)
-    return ds.data_dir
+def demo(rvtbench_demo) -> Path:
+    """The builder's demo set (shared by the session)."""
+    return rvtbench_demo
 
 
 def test_oracle_scores_perfectly_with_full_category_level_tables(demo, tmp_path):
-    from harness.config.run import RunConfig
-    from harness.engine.runner import run
 
-    out = run(
-        RunConfig(
-            tasks=["rvtbench"],
-            model="oracle",
-            data=str(demo),
-            output_path=str(tmp_path / "o"),
-            log_samples=True,
-            cache_dir=str(tmp_path / "c"),
-        )
-    )
-    res = out.results["results"]
+    out = run_in(tmp_path, ["rvtbench"], "oracle", str(demo))
+    res = out.results["task_results"]
     assert res["rvtbench_seg"]["metrics"]["J&F"]["value"] == 1.0
     for task, keys, best in (
         ("rvtbench_seg", ("J", "F", "J&F"), 1.0),
@@ -188,7 +177,7 @@ def test_report_prints_cider_d_on_its_own_scale_and_names_the_tokenizer():
     cell = {"n_samples": 3, "CIDEr-D": 9.5, "ROUGE-L": 0.5}
     run = {
         "_label": "m",
-        "results": {"rvtbench_vqa": {"tables": {"tokenizer": "T", "by_category_level": {"overall": cell}}}},
+        "task_results": {"rvtbench_vqa": {"tables": {"tokenizer": "T", "by_category_level": {"overall": cell}}}},
     }
     cider = metric_table([run], "rvtbench_vqa", "CIDEr-D")
     assert "%" not in cider.title and "not a percentage" in cider.note
@@ -260,3 +249,32 @@ def test_vqa_judge_model_decides_when_given(monkeypatch):
     judge.ask = lambda prompt, template_id="default": "I cannot tell."
     unclear = parse(Response(text="blue"), doc, judge)  # no verdict: wrong, never left out (was None)
     assert unclear.extra["judge_unclear"] and score(unclear, doc["answer"], doc)["accuracy"] == 0.0
+
+
+@pytest.mark.skipif(not ptb_java.java_available(), reason="needs Java and pycocoevalcap (the `test` extra)")
+def test_text_replies_are_tokenized_in_one_java_process_per_task(demo, tmp_path, monkeypatch):
+    """N replies cost one tokenizer process for their per-sample ROUGE-L (not N), and the scores are those of
+    scoring each reply alone; the corpus metrics keep COCOEvalCap's two batches."""
+
+    monkeypatch.setenv("HARNESS_PTB_TOKENIZER", "java")
+    monkeypatch.setattr(ptb_java, "_MEMO", {})
+    batches: list[list[str]] = []
+    real = ptb_java.java_tokenize
+
+    def counting(captions):
+        batches.append(list(captions))
+        return real(captions)
+
+    monkeypatch.setattr(ptb_java, "java_tokenize", counting)
+    run_in(tmp_path, ["rvtbench_vqa"], "random", str(demo), limit=6)
+    (samples,) = (tmp_path / "o").rglob("samples_rvtbench_vqa_*.jsonl")
+    records = [json.loads(line) for line in samples.read_text().splitlines()]
+    assert len(records) == 6 and all(r["raw"] for r in records)
+    # the up-front probe of the metric names (one invalid answer), every reply and reference at once, then the
+    # corpus metrics' candidates and references: four processes whatever the number of replies
+    assert len(batches) == 4 and all(rec["raw"].strip() in batches[1] for rec in records)
+
+    monkeypatch.setattr(ptb_java, "_MEMO", {})  # as before the batch step: one reply at a time
+    for rec in records:
+        alone = score(parse(Response(text=rec["raw"]), rec["doc"]), rec["target"], rec["doc"])
+        assert rec["scores"]["ROUGE-L"] == pytest.approx(alone["ROUGE-L"], abs=1e-12), rec["doc_id"]

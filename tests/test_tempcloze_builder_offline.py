@@ -30,12 +30,12 @@ def test_synthetic_build_runs_all_then_hard_derived_from_the_runs(tmp_path, caps
     assert len(list((root / "sources").iterdir())) == 4 and list(data.iterdir()) == [root]  # no temp left
     assert json.loads((root / "manifest.json").read_text())["sources"] == {"synthetic": 4}
     for model in ("oracle", "random"):
-        assert _run("tempcloze_all", model, data, tmp_path)["results"]["tempcloze_all"]["n_samples"] == 12
+        assert _run("tempcloze_all", model, data, tmp_path)["task_results"]["tempcloze_all"]["n_samples"] == 12
     code = main(
         ["build", "tempcloze-hard", "--results", str(tmp_path / "out"), "--top", "2", "--out", str(root)]
     )
     assert code == 0 and len(json.loads((root / "subset_ids.json").read_text())) == 2
-    hard = _run("tempcloze_hard", "oracle", data, tmp_path)["results"]["tempcloze_hard"]
+    hard = _run("tempcloze_hard", "oracle", data, tmp_path)["task_results"]["tempcloze_hard"]
     assert hard["n_samples"] == 6 and hard["metrics"]["accuracy"]["value"] == 1.0
 
 
@@ -51,5 +51,5 @@ def test_the_cyclist_builds_videos_pass_with_the_stated_thresholds(tmp_path, cap
     out = tmp_path / "data" / "tempcloze"
     assert main([*build, "--out", str(out), "--min-sharpness", "0", "--min-motion", "0"]) == 0
     assert "2 of 2 videos kept" in capsys.readouterr().out
-    res = _run("tempcloze_all", "oracle", tmp_path / "data", tmp_path)["results"]["tempcloze_all"]
+    res = _run("tempcloze_all", "oracle", tmp_path / "data", tmp_path)["task_results"]["tempcloze_all"]
     assert res["n_samples"] == 6 and res["metrics"]["accuracy"]["value"] == 1.0

@@ -120,7 +120,7 @@ def test_imported_results_equal_the_official_analysis_report(tmp_path):
     [results_path] = (out / "claude-x").glob("results_*.json")
     results = json.loads(results_path.read_text())
     validate_results(results)  # an ordinary results file
-    res = results["results"]["tempcloze_all"]
+    res = results["task_results"]["tempcloze_all"]
     got, want = as_official_report(res["tables"]), dict(OFFICIAL_REPORT)
     assert got.pop("error_source") == want.pop("error_source")
     assert got == pytest.approx(want)
@@ -163,11 +163,11 @@ def test_mixed_and_subset_files_import_into_their_tasks(tmp_path):
         (tmp_path / f"{name}.json").write_text(json.dumps(data))
         paths.append(tmp_path / f"{name}.json")
     out = _import(tmp_path, *paths)
-    mixed_res = json.loads(next((out / "gemini-2.5-pro").glob("results_*.json")).read_text())["results"]
+    mixed_res = json.loads(next((out / "gemini-2.5-pro").glob("results_*.json")).read_text())["task_results"]
     tb = mixed_res["tempcloze_mixed"]["tables"]["mixed"]
     assert tb["accuracy"] == 0.5 and tb["error_sources_by_dimension"]["chosen"]["P"]["count"] == 1
     seed = [json.loads(p.read_text()) for p in (out / "seed").glob("results_*.json")]
-    tasks = {t: r for s in seed for t, r in s["results"].items()}
+    tasks = {t: r for s in seed for t, r in s["task_results"].items()}
     assert sorted(tasks) == ["tempcloze_hard_frames12", "tempcloze_hard_frames8", "tempcloze_hard_reorder"]
     # frames: S answered B = GT (right), C answered B = Shuffle (wrong), at both densities
     assert tasks["tempcloze_hard_frames8"]["tables"]["per_dimension"]["S"]["accuracy"] == 1.0
@@ -197,7 +197,7 @@ def test_context_span_and_passk_files_import_into_their_tasks(tmp_path):
     tasks = {
         t: r
         for p in (out / "m").glob("results_*.json")
-        for t, r in json.loads(p.read_text())["results"].items()
+        for t, r in json.loads(p.read_text())["task_results"].items()
     }
     acc = {t: r["metrics"]["accuracy"]["value"] for t, r in tasks.items() if "accuracy" in r["metrics"]}
     assert acc["tempcloze_hard_beginning"] == 1.0 and acc["tempcloze_hard_end"] == 0.0
@@ -333,11 +333,39 @@ def nemotron_like(path: Path) -> dict:
     return data
 
 
+def test_compare_flags_a_new_run_whose_answers_are_all_invalid(tmp_path, capsys):
+    """Before: the new run's headline was None (accuracy over valid answers: none) and the row said "ok", exit 0."""
+    root = build_tempcloze(tmp_path, 3, virtual=True)
+    run = run_tasks(tmp_path, root / "tempcloze", ["tempcloze_all"], "oracle")
+    data: dict = {}
+    for rec in samples(run, "tempcloze_all"):
+        omap = dict(zip("ABCD", rec["doc"]["option_kinds"], strict=True))
+        data.setdefault(rec["doc"]["stem"], {})[{"S": "S", "A": "A", "P": "C"}[rec["doc"]["dimension"]]] = (
+            vllm_error(omap)
+        )
+    (tmp_path / "all-invalid.json").write_text(json.dumps(data))
+    new = next((_import(tmp_path, tmp_path / "all-invalid.json") / "all-invalid").glob("results_*.json"))
+    assert json.loads(new.read_text())["task_results"]["tempcloze_all"]["metrics"]["accuracy"]["value"] is None
+    capsys.readouterr()
+    out = tmp_path / "cmp.json"
+    code = main(["compare", str(run.results_path), str(new), "--tasks", "tempcloze_all", "--out", str(out)])
+    text = capsys.readouterr().out
+    row = next(line for line in text.splitlines() if line.startswith("| tempcloze_all | **accuracy** |"))
+    assert row.rstrip().endswith("| REGRESSION (no value) |") and code == 4
+    delta = next(d for d in json.loads(out.read_text())["deltas"] if d["metric"] == "accuracy")
+    assert delta["lost"] and delta["regression"] and delta["base"] == 1.0 and delta["new"] is None
+    # a high threshold does not excuse a lost value; the reverse direction gates nothing
+    assert main(["compare", str(run.results_path), str(new), "--tasks", "tempcloze_all", "--threshold", "1"]) == 4
+    capsys.readouterr()
+    assert main(["compare", str(new), str(run.results_path), "--tasks", "tempcloze_all"]) == 0
+    assert "| no value in base |" in capsys.readouterr().out
+
+
 def test_answer_less_entries_count_as_invalid_in_the_strict_accuracy_and_the_invalid_total(tmp_path):
     data = nemotron_like(tmp_path / "NVIDIA-Nemotron-like.json")
     out = _import(tmp_path, tmp_path / "NVIDIA-Nemotron-like.json")
     results = json.loads(next((out / "NVIDIA-Nemotron-like").glob("results_*.json")).read_text())
-    res = results["results"]["tempcloze_all"]
+    res = results["task_results"]["tempcloze_all"]
     want = analyze_reference(data)
     assert harness_as_report(res["tables"]) == pytest.approx(want)
     assert res["n_invalid"] == want["skipped"] == 25 and res["n_dropped"] == 0
@@ -361,7 +389,7 @@ def test_an_all_error_file_imports_as_all_invalid_with_empty_cells_none(tmp_path
     (tmp_path / "Molmo2-8B.json").write_text(json.dumps(data))
     out = _import(tmp_path, tmp_path / "Molmo2-8B.json")
     results = json.loads(next((out / "Molmo2-8B").glob("results_*.json")).read_text())
-    res = results["results"]["tempcloze_all"]
+    res = results["task_results"]["tempcloze_all"]
     assert res["n_invalid"] == 12 and res["n_scored"] == 12 and results["complete"] is True
     tables = res["tables"]
     # one rule for empty cells: None (n 0 beside it), where the public report writes 0
@@ -392,7 +420,7 @@ def test_an_entry_of_the_mixed_analysis_without_an_answer_is_invalid_not_dropped
     data = {"m1": ok, "m2": {**ok, "answer": None, "option_map": None, "option_dim": None}}
     (tmp_path / "mixed-model.json").write_text(json.dumps(data))
     out = _import(tmp_path, tmp_path / "mixed-model.json")
-    res = json.loads(next((out / "mixed-model").glob("results_*.json")).read_text())["results"]
+    res = json.loads(next((out / "mixed-model").glob("results_*.json")).read_text())["task_results"]
     tb = res["tempcloze_mixed"]
     assert tb["n_invalid"] == 1 and tb["metrics"]["accuracy_strict"]["value"] == 0.5
     assert tb["metrics"]["accuracy"]["value"] == 1.0

@@ -79,7 +79,7 @@ def test_every_documented_layout_runs_all_mixed_and_hard_unchanged(release, tmp_
     data = _layout(release, tmp_path / "data", kind)
     code, results = _run(data, tmp_path, "tempcloze_all,tempcloze_mixed,tempcloze_hard")
     assert code == 0
-    res = results["results"]
+    res = results["task_results"]
     assert res["tempcloze_all"]["n_samples"] == 9 and res["tempcloze_mixed"]["n_samples"] == 3
     assert res["tempcloze_hard"]["n_samples"] == 6
     assert all(r["n_dropped"] == 0 and r["metrics"]["accuracy"]["value"] == 1.0 for r in res.values())
@@ -207,7 +207,7 @@ def test_a_run_with_bad_references_scores_the_rest_and_counts_every_row(release,
     (data / "choices" / "empty_item").mkdir()
     code, results = _run(data, tmp_path, "tempcloze_all,tempcloze_mixed,tempcloze_hard")
     assert code == 0
-    res = results["results"]
+    res = results["task_results"]
     assert res["tempcloze_hard"]["dropped"] == {"invalid_stem": 6, "unknown_stem": 3}
     assert res["tempcloze_mixed"]["dropped"] == {"unknown_stem": 1}
     assert res["tempcloze_all"]["dropped"] == {"empty_item": 3}

@@ -33,7 +33,7 @@ def test_mixed_and_hard_run_on_a_folder_laid_out_as_the_release(release_root, tm
     code = main([*argv, "--output_path", str(out), "--cache_dir", str(tmp_path / "cache")])
     assert code == 0
     [path] = (out / "oracle").glob("results_*.json")
-    results = json.loads(path.read_text())["results"]
+    results = json.loads(path.read_text())["task_results"]
     stems = json.loads((release_root / "tempcloze/subset/subset_ids.json").read_text())
     assert results["tempcloze_hard"]["n_samples"] == 3 * len(stems)
     assert results["tempcloze_mixed"]["n_samples"] == len(
@@ -65,11 +65,11 @@ def test_frame_density_group_runs_8_12_16_and_20_frames(release_root, tmp_path):
         "tempcloze_hard_frames16": 16,
         "tempcloze_hard_frames20": 20,
     }
-    assert set(out.results["groups"]["tempcloze_hard_frames"]["tasks"]) == set(counts)
-    density = out.results["groups"]["tempcloze_hard_frames"]["tables"]["frame_density"]
+    assert set(out.results["group_results"]["tempcloze_hard_frames"]["tasks"]) == set(counts)
+    density = out.results["group_results"]["tempcloze_hard_frames"]["tables"]["frame_density"]
     assert density["counts"] == ["8", "12", "16", "20"]
     for n, task in zip(density["counts"], counts, strict=True):
-        per = out.results["results"][task]["tables"]["per_dimension"]
+        per = out.results["task_results"][task]["tables"]["per_dimension"]
         assert density["by_count"][n]["task"] == task
         assert density["by_count"][n]["A"]["accuracy"] == per["A"]["accuracy"]
     assert main(["report", str(out.results_path), "--out", str(tmp_path / "report")]) == 0
@@ -95,7 +95,7 @@ def test_items_carry_their_source_and_results_and_reports_get_a_per_source_table
     assert manifest["sources"] == {"MiraData": 2, "EgoLife": 1}
     assert json.loads((data / "choices/ego00/clips.json").read_text())["source_dataset"] == "EgoLife"
     out = run_tasks(tmp_path, tmp_path / "d", ["tempcloze_all"], "oracle")
-    table = out.results["results"]["tempcloze_all"]["tables"]["by_source"]
+    table = out.results["task_results"]["tempcloze_all"]["tables"]["by_source"]
     assert table["sources"] == ["EgoLife", "MiraData"]
     mira = table["by_source"]["MiraData"]
     assert {d: c["n_items"] for d, c in mira["per_dimension"].items()} == {"S": 2, "A": 2, "P": 2}
@@ -141,7 +141,7 @@ def test_a_release_gets_its_sources_from_sources_json(release_root, tmp_path):
         out = run_tasks(tmp_path, release_root, ["tempcloze_all"], "oracle")
     finally:
         (data / "sources.json").unlink()
-    assert out.results["results"]["tempcloze_all"]["tables"]["by_source"]["sources"] == [
+    assert out.results["task_results"]["tempcloze_all"]["tables"]["by_source"]["sources"] == [
         "FAVOR-Bench",
         "LVD-2M",
     ]
@@ -190,7 +190,7 @@ def test_dimension_key_c_counts_as_progression_in_every_table(release_root, tmp_
     code = main(["--rescore", str(path), "--output_path", str(tmp_path / "re")])
     assert code == 0
     [res] = (tmp_path / "re").glob("results_rescored_*.json")
-    tables = json.loads(res.read_text())["results"]["tempcloze_all"]["tables"]
+    tables = json.loads(res.read_text())["task_results"]["tempcloze_all"]["tables"]
     n = len(recs) // 3
     assert tables["per_dimension"]["P"]["n_items"] == n and tables["joint"]["n_videos"] == n
     assert tables["mean_over_dimensions"]["n_dimensions"] == 3
@@ -218,7 +218,7 @@ def test_the_public_retry_protocol_is_a_task_option_recorded_in_the_results(rele
     state = load_plugins()
     state.registry.add(Entry("model", "second_try", SecondTry, plugin="tests"))
     out = run_tasks(tmp_path, release_root, ["tempcloze_all", "tempcloze_all_retry3"], "second_try", state)
-    once, retry = (out.results["results"][t] for t in ("tempcloze_all", "tempcloze_all_retry3"))
+    once, retry = (out.results["task_results"][t] for t in ("tempcloze_all", "tempcloze_all_retry3"))
     n = once["n_samples"]
     # one request (the default): the unparsable reply is invalid; three attempts: the second reply counts
     assert once["tables"]["counts"]["n_invalid"] == n and once["tables"]["protocol"]["attempts"] == 1

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from conftest import run_in
 from harness.api import DataError, FrameSpec, Response
 from harness.frames.sampler import sample_indices
 from tasks.tempcloze.aggregate import chance_levels
@@ -173,20 +174,8 @@ def test_hard_uses_the_release_fixed_permutations(release_root, tmp_path):
 
 
 def test_requests_use_the_hand_checked_indices_and_labels(release_root, tmp_path):
-    from harness.config.run import RunConfig
-    from harness.engine.runner import run
-
-    out = run(
-        RunConfig(
-            tasks=["tempcloze_all"],
-            model="tempcloze_edge",
-            data=release_root,
-            output_path=tmp_path / "out",
-            log_samples=True,
-            cache_dir=tmp_path / "cache",
-        )
-    )
-    res = out.results["results"]["tempcloze_all"]
+    out = run_in(tmp_path, ["tempcloze_all"], "tempcloze_edge", release_root)
+    res = out.results["task_results"]["tempcloze_all"]
     assert res["n_samples"] == 3 and res["n_errors"] == 0
     lines = [json.loads(x) for x in out.samples_paths["tempcloze_all"].read_text().splitlines()]
     for rec in lines:

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
-from tempcloze_helpers import build_tempcloze as _build
+from tempcloze_helpers import root_fixtures
 from tempcloze_helpers import run_tasks as _run
 from tempcloze_helpers import samples as _samples
 
@@ -20,16 +19,7 @@ from harness.plugins.registry import Entry
 N_VIDEOS = 12
 
 
-@pytest.fixture(scope="module")
-def virtual_root(tmp_path_factory) -> Path:
-    """12 builder-made virtual items (segments over sources kept inside the dataset root), all in Hard."""
-    return _build(tmp_path_factory.mktemp("tc_virtual"), N_VIDEOS, virtual=True)
-
-
-@pytest.fixture(scope="module")
-def files_root(tmp_path_factory) -> Path:
-    """3 builder-made items in the release's file layout."""
-    return _build(tmp_path_factory.mktemp("tc_files"), 3, virtual=False)
+virtual_root, files_root = root_fixtures("tc", N_VIDEOS, 3)
 
 
 def _with_model(name: str, factory) -> object:
@@ -55,18 +45,18 @@ ALL_TASKS = [
 def test_oracle_scores_100_percent_on_every_task(which, request, tmp_path):
     data = request.getfixturevalue(which)
     out = _run(tmp_path, data, ALL_TASKS, "oracle")
-    for name, res in out.results["results"].items():
+    for name, res in out.results["task_results"].items():
         assert res["n_errors"] == 0 and res["n_invalid"] == 0, (name, res["errors"])
         assert res["metrics"]["accuracy"]["value"] == 1.0, name
-    passk = out.results["results"]["tempcloze_hard_passk"]["tables"]["pass_at_k"]["overall"]
+    passk = out.results["task_results"]["tempcloze_hard_passk"]["tables"]["pass_at_k"]["overall"]
     assert all(passk[f"pass@{k}"]["value"] == 1.0 for k in range(1, 6))
-    assert out.results["groups"]["tempcloze"]["metrics"]["accuracy"]["value"] == 1.0
+    assert out.results["group_results"]["tempcloze"]["metrics"]["accuracy"]["value"] == 1.0
 
 
 def test_random_is_near_chance(virtual_root, tmp_path):
     # 12 videos x 3 dimensions x 4 orders = 144 seeded draws; tolerance 0.12 is about 3.3 standard errors.
     out = _run(tmp_path, virtual_root, ["tempcloze_hard_reorder"], "random")
-    res = out.results["results"]["tempcloze_hard_reorder"]
+    res = out.results["task_results"]["tempcloze_hard_reorder"]
     assert res["n_samples"] == 144 and res["n_invalid"] == 0
     assert abs(res["metrics"]["accuracy"]["value"] - 0.25) <= 0.12
 
@@ -74,7 +64,7 @@ def test_random_is_near_chance(virtual_root, tmp_path):
 def test_baseline_models_answer_every_item(virtual_root, tmp_path):
     for model in ("tempcloze_edge", "tempcloze_single_frame"):
         out = _run(tmp_path, virtual_root, ["tempcloze", "tempcloze_hard_beginning"], model)
-        for res in out.results["results"].values():
+        for res in out.results["task_results"].values():
             assert res["n_errors"] == 0 and res["n_invalid"] == 0
             assert res["metrics"]["accuracy"]["n"] == res["n_samples"]
 
@@ -159,7 +149,7 @@ def test_results_json_holds_every_metric_with_counts(virtual_root, tmp_path):
         tmp_path, virtual_root, ["tempcloze", "tempcloze_mixed"], "rule", _with_model("rule", RuleModel)
     )
     on_disk = json.loads(out.results_path.read_text())
-    res = on_disk["results"]["tempcloze_all"]
+    res = on_disk["task_results"]["tempcloze_all"]
     half = N_VIDEOS // 2
     assert res["n_samples"] == 3 * N_VIDEOS and res["n_invalid"] == half
     assert res["metrics"]["accuracy"]["value"] == pytest.approx((N_VIDEOS + half) / (3 * N_VIDEOS - half))
@@ -195,12 +185,12 @@ def test_results_json_holds_every_metric_with_counts(virtual_root, tmp_path):
         assert src["chosen"][kind]["count"] == kinds.get(kind, 0)
         assert src["chosen"][kind]["share_of_errors"] == pytest.approx(kinds.get(kind, 0) / N_VIDEOS)
     assert t["error_sources"]["S"]["n_errors"] == 0
-    mixed = on_disk["results"]["tempcloze_mixed"]["tables"]["mixed"]
+    mixed = on_disk["task_results"]["tempcloze_mixed"]["tables"]["mixed"]
     by_dim = mixed["error_sources_by_dimension"]
     assert mixed["n_items"] == N_VIDEOS and by_dim["n_errors"] == N_VIDEOS
     assert sum(by_dim["chosen"][d]["count"] for d in "SAP") == N_VIDEOS
     assert sum(by_dim["chosen"][d]["share_of_items"] for d in "SAP") == pytest.approx(1.0)
-    assert on_disk["groups"]["tempcloze"]["tasks"] == ["tempcloze_all"]
+    assert on_disk["group_results"]["tempcloze"]["tasks"] == ["tempcloze_all"]
 
 
 class AlwaysA(Model):
@@ -236,7 +226,7 @@ def test_reordering_analysis_gives_the_known_flip_rates(virtual_root, tmp_path):
     out = _run(
         tmp_path, virtual_root, ["tempcloze_hard_reorder"], "always_a", _with_model("always_a", AlwaysA)
     )
-    table = out.results["results"]["tempcloze_hard_reorder"]["tables"]["reordering"]
+    table = out.results["task_results"]["tempcloze_hard_reorder"]["tables"]["reordering"]
     n = 3 * N_VIDEOS
     assert table["orders"] == ["r0", "r1", "r2", "r3"] and table["overall"]["n_items"] == n
     # The rotation under which GT sits at letter A: r* = (-p) % 4 for GT at base position p.
@@ -263,7 +253,7 @@ def test_reordering_analysis_gives_the_known_flip_rates(virtual_root, tmp_path):
     out2 = _run(
         tmp_path, virtual_root, ["tempcloze_hard_reorder"], "content", _with_model("content", ContentPicker)
     )
-    stable = out2.results["results"]["tempcloze_hard_reorder"]["tables"]["reordering"]["overall"]
+    stable = out2.results["task_results"]["tempcloze_hard_reorder"]["tables"]["reordering"]["overall"]
     assert stable["clip_flip_rate"] == 0.0 and stable["correctness_flip_rate"] == 0.0
     assert stable["accuracy_std"] == 0.0 and stable["accuracy_range"] == 0.0
     assert set(stable["orders_right_histogram"]) == {"4", "3", "2", "1", "0"}
@@ -296,7 +286,7 @@ def test_pass_at_k_reads_the_sampled_answers(virtual_root, tmp_path):
     Sampler.gen_seen = []
     out = _run(tmp_path, virtual_root, ["tempcloze_hard_passk"], "sampler", _with_model("sampler", Sampler))
     assert all(g["n"] == 5 and g["temperature"] == 0.7 for g in Sampler.gen_seen)
-    res = out.results["results"]["tempcloze_hard_passk"]
+    res = out.results["task_results"]["tempcloze_hard_passk"]
     assert res["headline"] == "pass_at_1"
     for k in range(1, 6):
         assert res["metrics"][f"pass_at_{k}"]["value"] == pytest.approx(k / 5)
@@ -328,6 +318,6 @@ def test_sources_outside_the_dataset_root_are_counted_media_errors(tmp_path):
     cfg = BuildConfig(virtual=True, sources="reference")  # clips point at sources outside the dataset
     build_dataset(tmp_path / "sources", tmp_path / "data" / "tempcloze", cfg, progress=False)
     out = _run(tmp_path, tmp_path / "data", ["tempcloze_semantic"], "oracle")
-    res = out.results["results"]["tempcloze_semantic"]
+    res = out.results["task_results"]["tempcloze_semantic"]
     assert res["n_samples"] == 1 and res["errors"] == {"media": 1}
     assert "escapes the dataset folder" in _samples(out, "tempcloze_semantic")[0]["error"]["message"]

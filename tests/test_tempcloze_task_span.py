@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from tempcloze_helpers import build_tempcloze as _build
+from tempcloze_helpers import root_fixtures
 from tempcloze_helpers import run_tasks as _run
 from tempcloze_helpers import samples as _samples
 
@@ -62,14 +62,7 @@ def test_visible_frames_match_hand_checked_indices(markers):
         visible_clip(before, "GT", 4, SPEC, markers, "test")
 
 
-@pytest.fixture(scope="module")
-def virtual_root(tmp_path_factory) -> Path:
-    return _build(tmp_path_factory.mktemp("span_virtual"), N_VIDEOS, virtual=True)
-
-
-@pytest.fixture(scope="module")
-def files_root(tmp_path_factory) -> Path:
-    return _build(tmp_path_factory.mktemp("span_files"), 2, virtual=False)
+virtual_root, files_root = root_fixtures("span", N_VIDEOS, 2)
 
 
 @pytest.mark.parametrize("which", ["virtual_root", "files_root"])
@@ -77,10 +70,10 @@ def test_oracle_scores_100_percent_on_every_span_task(which, request, tmp_path):
     data = request.getfixturevalue(which)
     out = _run(tmp_path, data, SPAN_TASKS, "oracle")
     n = 2 if which == "files_root" else N_VIDEOS
-    for name, res in out.results["results"].items():
+    for name, res in out.results["task_results"].items():
         assert res["n_errors"] == 0 and res["n_invalid"] == 0, (name, res["errors"])
         assert res["metrics"]["accuracy"]["value"] == 1.0, name
-    combined = out.results["results"]["tempcloze_hard_span"]
+    combined = out.results["task_results"]["tempcloze_hard_span"]
     assert combined["n_samples"] == 3 * n * 5
     assert set(combined["breakdowns"]["span"]) == {"K1", "K4", "K8", "K12", "Full"}
     assert combined["tables"]["joint"]["n_videos"] == n  # joint: one condition (Full), not all five
@@ -137,7 +130,7 @@ def test_media_log_and_table_show_k_context_frames_and_16_candidate_frames(virtu
             assert len(cand["indices"]) == min(16, length - 2) and "frame_spec" not in cand
             counts = candidate_counts.setdefault(doc["span"], {})
             counts[str(len(cand["indices"]))] = counts.get(str(len(cand["indices"])), 0) + 1
-    table = out.results["results"]["tempcloze_hard_span"]["tables"]["visible_span"]
+    table = out.results["task_results"]["tempcloze_hard_span"]["tables"]["visible_span"]
     assert table["conditions"] == ["K1", "K4", "K8", "K12", "Full"]
     n = 3 * N_VIDEOS
     for cond, acc in (("K1", 0.0), ("K4", 0.0), ("K8", 1.0), ("K12", 1.0), ("Full", 1.0)):
@@ -182,7 +175,7 @@ class Budget36(FramesAware):
 
 def test_the_models_frame_budget_caps_the_context_clips_too(virtual_root, tmp_path):
     out = _run(tmp_path, virtual_root, ["tempcloze_hard_span"], "budget36", _with_model("budget36", Budget36))
-    table = out.results["results"]["tempcloze_hard_span"]["tables"]["visible_span"]["by_condition"]
+    table = out.results["task_results"]["tempcloze_hard_span"]["tables"]["visible_span"]["by_condition"]
     n = 3 * N_VIDEOS
     expected = {"K1": "1", "K4": "4", "K8": "6", "K12": "6", "Full": "6"}
     assert {c: table[c]["frames_shown"]["[BEGINNING]"] for c in expected} == {

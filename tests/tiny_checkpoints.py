@@ -10,6 +10,17 @@ from pathlib import Path
 
 import tiny_mirrors
 
+# preset -> the tiny family it runs on (the model tests' one table of it)
+PRESET_FAMILY = {
+    "llava_video_7b": "llava_onevision",
+    "llava_onevision_7b": "llava_onevision",
+    "llava_next_video_7b": "llava_next_video",
+    "qwen2_vl_7b": "qwen2_vl",
+    "qwen2_5_vl_7b": "qwen2_5_vl",
+    "qwen3_vl_8b": "qwen3_vl",
+    "internvl3_8b": "internvl",
+}
+
 _ROOT: list[Path] = []
 _BUILT: dict[str, Path] = {}
 

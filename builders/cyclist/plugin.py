@@ -8,6 +8,8 @@ from pathlib import Path
 from harness.api import Builder, DemoDataset
 from harness.hookspecs import hookimpl
 
+from .build import BuildJob, run_build
+from .questions.plugin import questions_for_build
 from .settings import SPLIT_SIZES, SPLITS, TIERS, Composition, SceneSettings, parse_cycles
 
 
@@ -78,7 +80,6 @@ class CyclistBuilder(Builder):
 
     def run(self, args: argparse.Namespace) -> int:
         """Build the requested dataset part; returns 0 (errors are raised as ValueError with the reason)."""
-        from .build import BuildJob, run_build
 
         renderer = None if args.renderer == "none" else args.renderer
         size = args.size or ((1920, 1080) if renderer == "blender" else (480, 270))
@@ -104,16 +105,12 @@ class CyclistBuilder(Builder):
             f"({manifest['counts']['failed_seeds']} failed seeds retried)"
         )
         if not args.no_questions:
-            from .questions.plugin import questions_for_build
-
             questions_for_build(args.out, args.tier, args.split, seed=args.seed, shard=args.shard)
         return 0
 
     def demo(self, out_dir: Path, seed: int = 0) -> list[DemoDataset]:
         """A tiny L1 dataset (6 test and 6 train scenes, 32 frames at 160x90, raster, with questions) for the
         embedded demo, in the release's layout; the train split feeds the `prior` baseline."""
-        from .build import BuildJob, run_build
-        from .questions.plugin import questions_for_build
 
         data_dir = Path(out_dir) / "cyclist_demo"
         settings = SceneSettings(number_of_frames=32, fps=32, resolution_width=160, resolution_height=90)

@@ -6,7 +6,15 @@ import argparse
 import json
 from pathlib import Path
 
+from builders.cyclist.plugin import CyclistBuilder
 from harness.api import Builder, DemoDataset
+
+from .parts import load_model, load_part
+from .perception import decode_video, perception_dt
+from .pipeline import BuildOptions, build_dataset
+from .queries import TemplateQueries
+from .selection import RuleSelector
+from .synthetic import scene_paths, synthetic_dt
 
 TASKS = ["rvtbench_seg", "rvtbench_grounding", "rvtbench_vqa", "rvtbench_summary"]
 VIDEO_SUFFIXES = (".mp4", ".avi", ".mov", ".mkv", ".webm")
@@ -73,7 +81,6 @@ class RvtbenchBuilder(Builder):
 
     def run(self, args: argparse.Namespace) -> int:
         """Build the dataset folder; errors are raised as ValueError with the reason."""
-        from .pipeline import BuildOptions, build_dataset
 
         for flag in (
             "keyframe_interval",
@@ -117,11 +124,7 @@ class RvtbenchBuilder(Builder):
 
     def demo(self, out_dir: Path, seed: int = 0) -> list[DemoDataset]:
         """A tiny CycliST demo build turned into RVTBench samples of every type (templates, exact DT)."""
-        from builders.cyclist.plugin import CyclistBuilder
 
-        from .pipeline import BuildOptions, build_dataset
-        from .queries import TemplateQueries
-        from .selection import RuleSelector
 
         (cyclist,) = CyclistBuilder().demo(Path(out_dir), seed)
         data_dir = Path(out_dir) / "rvtbench_demo"
@@ -149,7 +152,6 @@ def synthetic_sources(cyclist_dir: Path, keyframe_interval: int, num_videos: int
     make_dt is a picklable partial, so `--workers` can build the twins in other processes."""
     from functools import partial
 
-    from .synthetic import scene_paths, synthetic_dt
 
     return [
         (video_id, video, partial(synthetic_dt, scene, masks, keyframe_interval=keyframe_interval))
@@ -172,8 +174,6 @@ def part_options(text: str, flag: str) -> dict:
 
 
 def _generation_parts(args: argparse.Namespace) -> tuple:
-    from .parts import load_model, load_part
-
     if args.query_model:
         model = load_model(args.query_model)
         selector = load_part("selector", "llm", model=model, objects_per_video=args.objects_per_video)
@@ -183,9 +183,6 @@ def _generation_parts(args: argparse.Namespace) -> tuple:
 
 
 def _perception_sources(args: argparse.Namespace) -> tuple[list, dict[str, str]]:
-    from .parts import load_part
-    from .perception import decode_video, perception_dt
-
     videos = sorted(p for p in Path(args.videos).iterdir() if p.suffix.lower() in VIDEO_SUFFIXES)
     if not videos:
         raise ValueError(f"--videos {args.videos}: no video files ({', '.join(VIDEO_SUFFIXES)})")

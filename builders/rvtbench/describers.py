@@ -14,6 +14,7 @@ import numpy as np
 from harness.api import ImagePart, Message, Request, TextPart
 
 from .features import dominant_hue_name
+from .parts import load_model
 
 
 def _position_word(cx: float, width: int) -> str:
@@ -59,8 +60,6 @@ class VLMDescriber:
 
     def __init__(self, model: Any = None, model_name: str = "", **model_args: Any):
         if model is None:
-            from .parts import load_model
-
             if not model_name:
                 raise ValueError("--describer vlm needs --describer-model NAME (a registered VLM)")
             model = load_model(model_name, **model_args)

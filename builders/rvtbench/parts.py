@@ -10,6 +10,8 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from harness.api import registry  # builders reach models and parts through the public registry
+
 PART_KINDS = ("segmenter", "depth", "describer", "selector", "query", "box_to_mask")
 
 
@@ -25,8 +27,6 @@ def _import_reference(ref: str, what: str) -> Any:
 
 
 def _registry():
-    from harness.api import registry  # builders reach models and parts through the public registry
-
     return registry()
 
 

@@ -12,14 +12,15 @@ from typing import Any
 
 import numpy as np
 
+from harness.api import VideoRef
+from harness.frames import FrameSpec, load_clip
+
 from .dt import SAME_DEPTH_THRESHOLD, frame_relations, instance_record, normalise_depth, spatial_description
 from .features import FrameFeatures
 
 
 def decode_video(path: Path, max_side: int | None = None) -> tuple[np.ndarray, float]:
     """Every frame of a video (T, H, W, 3) uint8 and its fps, through the harness decoders."""
-    from harness.api import VideoRef
-    from harness.frames import FrameSpec, load_clip
 
     clip = load_clip(VideoRef(path=str(path)), FrameSpec(strategy="all", max_side=max_side))
     return clip.frames, float(clip.fps)

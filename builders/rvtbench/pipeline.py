@@ -17,6 +17,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.frames import FrameSpec, sample_indices
+
 from .dt import write_dt
 from .facts import downsample, object_facts
 from .queries import video_samples
@@ -43,7 +45,6 @@ class BuildOptions:
 
 def evaluation_frames(num_frames: int, fps: float, count: int) -> list[int]:
     """The frames ground truth is given for: the task's frame spec (uniform, both endpoints) over the video."""
-    from harness.frames import FrameSpec, sample_indices
 
     return sorted(set(sample_indices(num_frames, FrameSpec(strategy="uniform", count=count), fps)))
 

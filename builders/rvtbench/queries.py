@@ -22,7 +22,7 @@ from metrics import decode_rle, encode_rle
 
 from .facts import ObjectFacts
 from .llm_io import ask_json, dt_digest
-from .templates import query_text, vary
+from .templates import phrase, query_text, vary
 from .tree import build_tree, execute, expression_paths, make_expression, subtree
 
 LEVELS = (1, 2, 3, 4)
@@ -70,7 +70,6 @@ class LLMQueries:
         self, task_type: str, expr: dict, sub: dict, facts: dict, sampled: dict, rng: random.Random
     ) -> tuple[str, str | None, list[str]]:
         """The model's query; falls back to the templates when the reply lacks what the task type needs."""
-        from .templates import phrase
 
         prompt = self.PROMPT.format(
             digest=dt_digest(sampled),

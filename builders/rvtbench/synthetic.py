@@ -14,6 +14,9 @@ from typing import Any
 
 import numpy as np
 
+from builders.cyclist.layout import dataset_parts
+from builders.cyclist.render.raster import RasterRenderer
+from builders.cyclist.state import frame_states
 from metrics import decode_rle
 
 from .dt import SAME_DEPTH_THRESHOLD, frame_relations, instance_record, normalise_depth, spatial_description
@@ -50,7 +53,6 @@ def scene_paths(cyclist_dir: Path) -> list[tuple[str, Path, Path, Path]]:
     split of its kind-first layout, or one tier folder of an earlier build; in DIR or DIR/cyclist), sorted.
     Stems are the scene files' (`test_0`); when several tiers repeat one, each is prefixed with its tier
     folder."""
-    from builders.cyclist.layout import dataset_parts
 
     if not (cyclist_dir / "scenes").is_dir() and (cyclist_dir / "cyclist" / "scenes").is_dir():
         cyclist_dir = cyclist_dir / "cyclist"  # a data root holding one folder per benchmark
@@ -75,8 +77,6 @@ def scene_paths(cyclist_dir: Path) -> list[tuple[str, Path, Path, Path]]:
 
 def synthetic_dt(scene_path: Path, masks_path: Path, video_rel: str, keyframe_interval: int = 1) -> dict:
     """The DT JSON of one rendered CycliST scene (exact masks, depth, attributes, templated descriptions)."""
-    from builders.cyclist.render.raster import RasterRenderer
-    from builders.cyclist.state import frame_states
 
     scene = json.loads(scene_path.read_text())
     masks = json.loads(masks_path.read_text())

@@ -14,7 +14,7 @@ import numpy as np
 from builders.tempcloze.intervals import ClipPlan
 from builders.tempcloze.layout import ALL_CLIPS, clip_file
 from harness.api import FrameSpec, Segment, VideoRef
-from harness.frames import write_video
+from harness.frames import load_clip, write_video
 
 CHUNK_FRAMES = 96
 
@@ -26,7 +26,6 @@ def _chunks(start: int, end: int, reverse: bool, size: int) -> Iterator[tuple[in
 
 def clip_frames(source: Path, plan: ClipPlan, chunk: int = CHUNK_FRAMES) -> Iterator[np.ndarray]:
     """Yield the frames of a clip plan (full resolution, cropped to even sides for H.264)."""
-    from harness.frames import load_clip
 
     spec = FrameSpec(strategy="all")
     for piece in plan:

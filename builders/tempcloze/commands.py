@@ -14,7 +14,12 @@ from dataclasses import replace
 from pathlib import Path
 
 from builders.tempcloze.config import BuildConfig, add_build_arguments, config_from_args
-from builders.tempcloze.layout import HARD_FILE
+from builders.tempcloze.diagnostics import diagnose
+from builders.tempcloze.hard import count_by_runs, hard_subset, tally
+from builders.tempcloze.layout import DIMENSION_NAMES, HARD_FILE
+from builders.tempcloze.pipeline import build_dataset
+from builders.tempcloze.suitability import load_suitability_model
+from builders.tempcloze.synthetic import make_source_folder
 from harness.api import Builder, ConfigError, DemoDataset
 
 SYNTHETIC_SECONDS, SYNTHETIC_FPS = 6.0, 10.0  # the demo's synthetic sources (they pass the paper's filters)
@@ -53,8 +58,6 @@ class TempClozeBuilder(Builder):
 
     def run(self, args: argparse.Namespace) -> int:
         """Build; prints a summary. Raises NoUsableVideos (with counts per reason) when nothing is kept."""
-        from builders.tempcloze.pipeline import build_dataset
-        from builders.tempcloze.suitability import load_suitability_model
 
         cfg = config_from_args(args)
         if cfg.suitability_model_args and not cfg.suitability_model:
@@ -81,8 +84,6 @@ class TempClozeBuilder(Builder):
 
     def demo(self, out_dir: Path, seed: int = 0) -> list[DemoDataset]:
         """A tiny virtual TempCloze set from four synthetic moving-pattern videos."""
-        from builders.tempcloze.pipeline import build_dataset
-        from builders.tempcloze.synthetic import make_source_folder
 
         out = Path(out_dir)
         make_source_folder(out / "sources", count=4, seconds=SYNTHETIC_SECONDS, fps=SYNTHETIC_FPS, seed=seed)
@@ -100,7 +101,6 @@ def _sources(args: argparse.Namespace) -> Iterator[Path]:
     if args.synthetic is None:
         yield args.videos
         return
-    from builders.tempcloze.synthetic import make_source_folder
 
     if args.synthetic < 1:
         raise ConfigError(f"--synthetic {args.synthetic}: give the number of videos to make (at least 1)")
@@ -140,7 +140,6 @@ class TempClozeHardBuilder(Builder):
 
     def run(self, args: argparse.Namespace) -> int:
         """Rank and write the subset; prints how many items were missed by how many runs."""
-        from builders.tempcloze.hard import count_by_runs, hard_subset, tally
 
         subset = hard_subset(args.results, args.top, args.unit)
         out = args.out if args.out.suffix.lower() == ".json" else args.out / HARD_FILE
@@ -168,8 +167,6 @@ class TempClozeDiagnoseBuilder(Builder):
 
     def run(self, args: argparse.Namespace) -> int:
         """Print both diagnostics; exit 1 under --strict when the edge-frame check finds a match."""
-        from builders.tempcloze.diagnostics import diagnose
-        from builders.tempcloze.layout import DIMENSION_NAMES
 
         report = diagnose(args.dir, args.frames, args.edge_frames, args.max_height)
         check = report["edge_frame_check"]

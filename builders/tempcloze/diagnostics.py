@@ -29,6 +29,7 @@ from builders.tempcloze.layout import (
 )
 from builders.tempcloze.virtual import virtual_refs
 from harness.api import FrameSpec, Segment, VideoRef
+from harness.frames import load_clip, probe_video
 
 FeatureFn = Callable[[np.ndarray], np.ndarray]
 
@@ -62,16 +63,12 @@ class _Decoder:
         self._info: dict[str, Any] = {}
 
     def indices(self, ref: VideoRef) -> list[int]:
-        from harness.frames import probe_video
-
         if ref.path not in self._info:
             self._info[ref.path] = probe_video(ref.path)
         info = self._info[ref.path]
         return ref.source_indices(int(info.num_frames), float(info.fps))
 
     def frames_at(self, ref: VideoRef, indices: list[int]) -> np.ndarray:
-        from harness.frames import load_clip
-
         sub = VideoRef(path=ref.path, segments=tuple(Segment(start=i, end=i + 1) for i in indices))
         return load_clip(sub, FrameSpec(strategy="all", max_height=self.max_height)).frames
 

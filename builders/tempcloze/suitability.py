@@ -14,7 +14,20 @@ import re
 from pathlib import Path
 from typing import Any
 
-from harness.api import FrameSpec, Message, Model, Request, TextPart, VideoPart, VideoRef
+from harness.api import (
+    ConfigError,
+    FrameSpec,
+    Message,
+    Model,
+    Request,
+    TextPart,
+    UnknownNameError,
+    VideoPart,
+    VideoRef,
+    parse_kv,
+    registry,
+)
+from harness.frames import load_clip
 
 SUITABILITY_PROMPT = (
     "This video will be used for a temporal cloze test: its middle part is removed and a viewer must pick "
@@ -37,7 +50,6 @@ def ask_suitability(
     model: Model, path: Path, stem: str, spec: FrameSpec = SUITABILITY_FRAMES
 ) -> tuple[bool, str]:
     """Decode `spec` frames of the video, ask `model`, return (suitable, raw answer)."""
-    from harness.frames import load_clip
 
     ref = VideoRef(path=str(path), label="video")
     clip = load_clip(ref, spec)
@@ -64,7 +76,6 @@ def load_suitability_model(name: str, model_args: str | dict | None = None) -> M
     """The `--suitability-model` model: a registered model name (any installed plugin's, e.g. one of
     `python -m harness ls models`) or a 'package.module:Class' reference; `model_args` is a dict or the
     `--suitability-model-args` text (`k=v,k2=v2` or a JSON object, parsed as the CLI's --model_args)."""
-    from harness.api import ConfigError, UnknownNameError, parse_kv, registry
 
     args = (
         dict(model_args) if isinstance(model_args, dict) else parse_kv(model_args, "--suitability-model-args")
@@ -91,7 +102,6 @@ def load_suitability_model(name: str, model_args: str | dict | None = None) -> M
 
 def load_model_reference(ref: str, **model_args: Any) -> Model:
     """Instantiate a 'package.module:Class' model reference (the CLI's --suitability-model)."""
-    from harness.api import ConfigError
 
     module_name, _, attr = ref.partition(":")
     if not module_name or not attr:

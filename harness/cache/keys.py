@@ -12,7 +12,7 @@ import json
 from typing import Any, Optional
 
 from harness.contract.messages import ImagePart, Message, TextPart, VideoPart
-from harness.data.media import media_identity
+from harness.frames.content_hash import media_identity
 from harness.frames.spec import FrameSpec
 
 KEY_VERSION = 1

@@ -89,7 +89,7 @@ def _value_cells(model: str, task: str, res: dict[str, Any], summary: Summary) -
 
 
 def _add_results(data: str, model: str, results: dict[str, Any], summary: Summary) -> None:
-    for task, res in results["results"].items():
+    for task, res in results["task_results"].items():
         value, ci = _value_cells(model, task, res, summary)
         summary.row(data, task, model, res["headline"], value, ci, str(res["metrics"][res["headline"]]["n"]))
     if not results.get("complete", True):

@@ -2,7 +2,7 @@
 
 Each FILE is read by the importer registered as NAME (hook `register_importers`, harness/contract/importer.py)
 into samples records; they are written as `DIR/<model>/samples_<task>_<stamp>.jsonl` beside a results
-file whose numbers come from the ordinary `--rescore` path (harness.engine.runner.rescore), with the source file,
+file whose numbers come from the ordinary `--rescore` path (harness.engine.rescoring.rescore), with the source file,
 its sha256 and the source commit recorded under `imported_from`. The core knows no importer: it finds them
 through the registry. A file that cannot be read (not a file, not the importer's format, no items) is
 reported on stderr and the files after it are still imported; the exit code is then 2 (docs/cli.md).
@@ -17,10 +17,13 @@ from pathlib import Path
 from harness import __version__
 from harness.contract.importer import ImportedRun
 from harness.engine.evaluator import score_record
-from harness.engine.runner import build_task, rescore
+from harness.engine.rescoring import rescore
+from harness.engine.runner import build_task
 from harness.errors import EXIT_USAGE, ConfigError
 from harness.plugins.loading import PluginState, load_plugins
+from harness.results.lm_eval_keys import lm_eval_config
 from harness.results.writer import (
+    RESULTS_SCHEMA_VERSION,
     atomic_write_text,
     dumps_results,
     git_hash,
@@ -29,6 +32,7 @@ from harness.results.writer import (
     timestamp,
     write_samples,
 )
+from harness.scoring.task_results import N_BOOTSTRAP
 
 
 def write_imported(run: ImportedRun, out: Path, state: PluginState, include_path: list[str]) -> Path:
@@ -41,6 +45,7 @@ def write_imported(run: ImportedRun, out: Path, state: PluginState, include_path
     configs = {}
     for task, records in run.tasks.items():
         t = build_task(state, task)
+        t.prepare_scoring([rec for rec in records if not rec.get("error")])
         for rec in records:  # parsed and scored as a run would log them (rescore recomputes the same)
             if not rec.get("error"):
                 score_record(t, rec)
@@ -62,14 +67,13 @@ def write_imported(run: ImportedRun, out: Path, state: PluginState, include_path
     # The model, task configs and provenance that --rescore carries over from the results file it finds
     # beside the samples; the numbers are then computed by rescore itself.
     draft = {
-        "schema_version": 1,
+        "schema_version": RESULTS_SCHEMA_VERSION,
         "harness_version": __version__,
         "created": stamp,
         "model": {"name": run.model, "identity": {"imported": run.provenance}, "capabilities": {}},
         "config": {
             "tasks": configs,
             "requested": list(run.tasks),
-            "model_args": {},
             "seed": 0,
             "limit": None,
             "batch_size": 1,
@@ -79,10 +83,11 @@ def write_imported(run: ImportedRun, out: Path, state: PluginState, include_path
             "package_versions": package_versions(),
             "git_hash": git_hash(),
             "world_size": 1,
+            **lm_eval_config(run.model, {}, None, N_BOOTSTRAP),
         },
         "imported_from": run.provenance,
-        "results": {},
-        "groups": {},
+        "task_results": {},
+        "group_results": {},
         "samples_files": {},
     }
     atomic_write_text(results_path, dumps_results(draft))

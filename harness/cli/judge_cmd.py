@@ -15,8 +15,8 @@ from pathlib import Path
 from harness.cache import default_cache_dir
 from harness.cache.responses import ResponseCache
 from harness.config.run import parse_kv
-from harness.engine.judging import JudgeClient
-from harness.engine.runner import load_judge
+from harness.engine.judging import RULE_JUDGE, JudgeClient
+from harness.engine.model_loading import load_judge
 from harness.errors import EXIT_OK, ConfigError
 from harness.plugins.loading import load_plugins
 from harness.plugins.references import load_hook
@@ -55,7 +55,7 @@ def main(argv: list[str]) -> int:
             f"task '{args.task}' ships no calibration sets (no metadata.calibration in its config)"
         )
     judge = None
-    if args.judge != "rule":
+    if args.judge != RULE_JUDGE:
         cache = ResponseCache((args.cache_dir or default_cache_dir()) / "responses.sqlite")
         judge = JudgeClient(
             args.judge, load_judge(state, args.judge, parse_kv(args.judge_args, "--judge_args")), cache

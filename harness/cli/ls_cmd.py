@@ -11,6 +11,7 @@ import sys
 
 from harness.cli.builtin_commands import LS_WORDS
 from harness.config.schema import parse_task_config
+from harness.engine.judging import RULE_JUDGE, RULE_JUDGE_HELP
 from harness.errors import EXIT_OK, EXIT_USAGE, ConfigError
 from harness.hookspecs import KINDS
 from harness.plugins.loading import PluginState, load_plugins
@@ -35,6 +36,23 @@ def validate_task_configs(state: PluginState) -> dict[str, list[str]]:
     return out
 
 
+def print_judges(state: PluginState) -> None:
+    """Every name `--judge` takes: the rule judge, the registered judges, then every model (any can judge)."""
+    judges = state.registry.entries("judge")
+    judge_names = {e.name for e in judges}
+    models = [e for e in state.registry.entries("model") if e.name not in judge_names]
+    width = max([len(e.name) for e in [*judges, *models]] + [len(RULE_JUDGE), 10])
+    print(f"{RULE_JUDGE:{width}}  built in  {RULE_JUDGE_HELP}")
+    for e in judges:
+        desc = (e.description or "").strip().splitlines()[0] if e.description else ""
+        print(f"{e.name:{width}}  {e.plugin} {e.plugin_version}  judge: {desc}".rstrip())
+    for e in models:
+        desc = (e.description or "").strip().splitlines()[0] if e.description else ""
+        print(f"{e.name:{width}}  {e.plugin} {e.plugin_version}  model as judge: {desc}".rstrip())
+    for info in state.broken():
+        print(f"warning: plugin '{info.name}' is broken: {'; '.join(info.errors)}")
+
+
 def main(argv: list[str], command: str = "ls") -> int:
     p = argparse.ArgumentParser(
         prog="python -m harness ls", epilog=KINDS_HELP, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -57,6 +75,9 @@ def main(argv: list[str], command: str = "ls") -> int:
             n = sum(len(v) for v in invalid.values())
             print(f"error: {n} task config(s) are invalid (listed above by file and field)", file=sys.stderr)
             return EXIT_USAGE
+        return EXIT_OK
+    if args.what == "judges":
+        print_judges(state)
         return EXIT_OK
     kind = args.what[:-1]
     entries = state.registry.entries(kind)

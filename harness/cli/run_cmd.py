@@ -11,8 +11,10 @@ from harness.cli.commands import commands_help
 from harness.cli.verbosity import VERBOSITY_LEVELS
 from harness.config.run import RunConfig, parse_frames, parse_kv
 from harness.data.media import ALLOW_SYMLINKS_ENV
-from harness.engine import runner
+from harness.engine import rescoring, runner
 from harness.errors import EXIT_INCOMPLETE, EXIT_OK, ConfigError
+from harness.plugins.loading import load_plugins
+from harness.report.console import run_summary
 from harness.scoring.completeness import (
     DEFAULT_MAX_ERROR_RATE,
     check_max_error_rate,
@@ -107,8 +109,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     if args.rescore:
-        out = runner.rescore(args.rescore, args.include_path, args.output_path, args.seed)
-        _print_summary(out.results)
+        state = load_plugins(args.include_path)
+        out = rescoring.rescore(args.rescore, args.include_path, args.output_path, args.seed, state)
+        _print_summary(out, state)
         if out.results_path:
             print(f"results: {out.results_path}", file=sys.stderr)
         return _exit_code(out.results)
@@ -147,10 +150,11 @@ def main(argv: list[str]) -> int:
         gen_kwargs=parse_kv(args.gen_kwargs, "--gen_kwargs"),
         progress=not args.no_progress,
     )
-    out = runner.run(cfg)
+    state = load_plugins(cfg.include_path)
+    out = runner.run(cfg, state)
     if out.results is None:  # not rank 0
         return EXIT_OK
-    _print_summary(out.results)
+    _print_summary(out, state)
     print(
         f"cache hits {out.stats.get('cache_hits', 0)}, generated {out.stats.get('generated', 0)}",
         file=sys.stderr,
@@ -167,7 +171,7 @@ def _exit_code(results: dict) -> int:
     print('incomplete run (exit 5); the results file says "complete": false:', file=sys.stderr)
     for reason in results.get("incomplete_reasons", []):
         print(f"  {reason}", file=sys.stderr)
-    n_errors = sum(int(r.get("n_errors", 0)) for r in results.get("results", {}).values())
+    n_errors = sum(int(r.get("n_errors", 0)) for r in results.get("task_results", {}).values())
     shown = first_errors(results)
     if shown:
         print(f"first {len(shown)} of {n_errors} errors:", file=sys.stderr)
@@ -176,40 +180,6 @@ def _exit_code(results: dict) -> int:
     return EXIT_INCOMPLETE
 
 
-def _coverage(res: dict) -> str:
-    return f"{res['coverage']:.0%} ({res['n_scored']}/{res['n_rows']})" if "coverage" in res else "-"
-
-
-def _print_summary(results: dict) -> None:
-    """The summary table; a metric over fewer rows than the split carries `*` (see the note under it)."""
-    rows = [
-        "| task | metric | value | 95% CI | n | coverage | errors | invalid | dropped |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
-    ]
-    partial = False
-    for name, res in results.get("results", {}).items():
-        for mname, m in res["metrics"].items():
-            ci = m.get("ci") or [None, None]
-            ci_text = f"[{ci[0]:.4f}, {ci[1]:.4f}]" if None not in ci else "-"
-            value = "-" if m["value"] is None else f"{m['value']:.4f}"
-            mark = "*" if m["n"] < res.get("n_rows", m["n"]) else ""
-            partial = partial or bool(mark)
-            rows.append(
-                f"| {name} | {mname} | {value}{mark} | {ci_text} | {m['n']} | {_coverage(res)} | {res['n_errors']} "
-                f"| {res['n_invalid']} | {res.get('n_dropped', 0)} |"
-            )
-    for name, g in results.get("groups", {}).items():
-        for mname, m in g["metrics"].items():
-            value = "-" if m["value"] is None else f"{m['value']:.4f}"
-            mark = "*" if "n_rows" in g and m["n"] < g["n_rows"] else ""
-            partial = partial or bool(mark)
-            rows.append(
-                f"| {name} (group) | {mname} | {value}{mark} | - | {m['n']} | {_coverage(g)} "
-                f"| {g.get('n_errors', '-')} | {g.get('n_invalid', '-')} | {g.get('n_dropped', '-')} |"
-            )
-    print("\n".join(rows))
-    if partial:
-        print(
-            "* over fewer rows than the split (errors, dropped rows, --limit, or not applicable): "
-            "see coverage and the results file's accounting"
-        )
+def _print_summary(out, state) -> None:
+    """The run's summary, its benchmarks' headline tables and the report command (harness.report.console)."""
+    print(run_summary(out.results, out.records, state.registry, out.results_path))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_serializer, model_validator
 
 from harness.config import lmms
 from harness.errors import ConfigError
@@ -85,6 +85,9 @@ class HooksConfig(_Strict):
     target: Optional[str] = None
     parse: Optional[str] = None
     score: Optional[str] = None
+    #: prepare_scoring(records: list[dict]) -> None: every answer of the task before any is scored (batch work
+    #: for `score`). Never recorded in results (`exclude`): by contract it changes no score, only speed.
+    prepare_scoring: Optional[str] = Field(default=None, exclude=True)
     aggregate: Optional[str] = None
     oracle_answer: Optional[str] = None
     answer_space: Optional[str] = None
@@ -156,6 +159,12 @@ class TaskConfig(_Strict):
     log_doc_fields: Optional[list[str]] = None
     metadata: dict[str, Any] = Field(default_factory=dict)
     lmms: Optional[LmmsConfig] = None
+
+    @field_serializer("breakdowns")
+    def _breakdowns_as_field_lists(self, value: list[Union[str, list[str]]]) -> list[list[str]]:
+        """Each breakdown as its list of fields in dumps (results files): a list mixing strings and lists
+        cannot be read by Arrow, so `datasets`' JSON reader (and lm-eval's tracker) could not load the file."""
+        return [[key] if isinstance(key, str) else list(key) for key in value]
 
     def headline(self) -> str:
         """The headline metric's name (the first flagged one, else the first)."""

@@ -7,8 +7,8 @@ key for `prior`) so that no adapter ever branches on a task's name.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any, Optional, Union
 
 import numpy as np
@@ -93,6 +93,22 @@ class Request:
     def videos(self) -> list[VideoPart]:
         """Every video part, in order."""
         return [p for m in self.messages for p in m.content if isinstance(p, VideoPart)]
+
+    def with_frames(self, clips: Sequence[Any]) -> Request:
+        """This request with its video parts' frames filled in from `clips` (decoded clips, one per video part
+        in order: `frames`, `indices`, `timestamps`). A copy: the request a sample carries holds no frames, so
+        decoded frames live only as long as the model call that takes them."""
+        decoded = iter(clips)
+
+        def filled(part: Part) -> Part:
+            if not isinstance(part, VideoPart):
+                return part
+            clip = next(decoded)
+            indices, timestamps = list(clip.indices), list(clip.timestamps)
+            return replace(part, frames=clip.frames, indices=indices, timestamps=timestamps)
+
+        messages = [Message(m.role, [filled(p) for p in m.content]) for m in self.messages]
+        return replace(self, messages=messages)
 
     def prompt_text(self) -> str:
         """All text of the request, with media shown as `<video:label>` placeholders (for logs and keys)."""

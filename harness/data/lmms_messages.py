@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 import inspect
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -47,13 +48,25 @@ def entry_for_model(table: Optional[dict], names: Sequence[str], fallback: Any) 
     return table.get("default", fallback)
 
 
+@functools.cache
+def takes_specific_kwargs(fn: Callable) -> bool:
+    """Whether lmms-eval passes `lmms_eval_specific_kwargs=` to `doc_to_messages`: read from the function's
+    declared parameters, as lmms-eval decides, once per function (not per sample)."""
+    params = inspect.signature(fn).parameters
+    var_kw = any(p.kind == inspect.Parameter.VAR_KEYWORD for p in params.values())
+    return "lmms_eval_specific_kwargs" in params or var_kw or len(params) == 2
+
+
+@functools.cache
+def parameter_count(fn: Callable) -> int:
+    """How many parameters an lmms-eval task function declares (`doc_to_visual(doc[, kwargs])`), read once."""
+    return len(inspect.signature(fn).parameters)
+
+
 def call_with_kwargs(fn: Callable, doc: dict, kwargs: Optional[dict]) -> Any:
     """`doc_to_messages(doc[, lmms_eval_specific_kwargs=...])` as lmms-eval calls it."""
-    if kwargs is not None:
-        params = inspect.signature(fn).parameters
-        var_kw = any(p.kind == inspect.Parameter.VAR_KEYWORD for p in params.values())
-        if "lmms_eval_specific_kwargs" in params or var_kw or len(params) == 2:
-            return fn(doc, lmms_eval_specific_kwargs=kwargs)
+    if kwargs is not None and takes_specific_kwargs(fn):
+        return fn(doc, lmms_eval_specific_kwargs=kwargs)
     return fn(doc)
 
 

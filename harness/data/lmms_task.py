@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import argparse
 import ast
-import inspect
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Optional
 
@@ -133,15 +133,18 @@ class LmmsTask(Task):
         fn, value = self._fn("doc_to_visual"), self.lmms.doc_to_visual
         if fn is not None:
             kwargs = self.specific_kwargs()
-            two = kwargs is not None and len(inspect.signature(fn).parameters) == 2
+            two = kwargs is not None and lm.parameter_count(fn) == 2  # read once per function
             return list(fn(doc, kwargs) if two else fn(doc) or [])
         if isinstance(value, str):
             return [doc[value]]
         return []
 
-    def build_messages(self, doc: dict) -> list[Message]:
+    def build_messages(
+        self, doc: dict, budget: Optional[Callable[[int], Optional[int]]] = None
+    ) -> list[Message]:
         """doc_to_messages' turns when the task declares it, else lmms-eval's fallback: one user turn of the
-        visual parts (in doc_to_visual's order) then the prompt text."""
+        visual parts (in doc_to_visual's order) then the prompt text. `budget` caps nothing here: lmms-eval's
+        visuals carry no frame spec of their own, so they are decoded under the task's effective spec."""
         fn = self._fn("doc_to_messages")
         if fn is None:
             parts = [self._part(v, doc) for v in self.visuals(doc)]

@@ -13,8 +13,6 @@ from typing import Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from harness.cache.content_hash import content_hash
-
 
 class Segment(BaseModel):
     """A half-open span [start, end) of a source video, in frames or seconds."""
@@ -70,16 +68,6 @@ class VideoRef(BaseModel):
     def clip_key(self) -> list:
         """Segments as plain data, for cache keys."""
         return [s.model_dump(mode="json") for s in (self.segments or ())]
-
-
-def media_identity(path: str | os.PathLike) -> str:
-    """Content identity of a media file: sha256 of its bytes, read once per file version.
-
-    Content rather than path, so a moved file keeps its cache entries and a replaced file never serves
-    stale ones. Raises MediaError (`missing`, `not_a_file`, `empty`, `unreadable`) for anything that is
-    not a readable video file or frame folder; see harness.cache.content_hash for the memo.
-    """
-    return content_hash(path)
 
 
 class MediaPathError(ValueError):

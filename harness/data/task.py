@@ -5,12 +5,16 @@ Hook signatures (all optional; see docs/plugins.md):
   build_request(doc: dict, task: Task) -> list[Message]     (video parts carry VideoRef, frames unset)
   target(doc) -> Any;  oracle_answer(doc, target) -> str;  answer_space(docs) -> list[str]
   parse(response: Response, doc) -> Parsed;  score(parsed: Parsed, target, doc) -> dict[str, float | None]
+  prepare_scoring(records: list[dict]) -> None   (batch work for `score`, once per task before it; optional)
   aggregate(records: list[dict], task: Task) -> dict   (extra tables for results.json)
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
+import logging
 import os
 import re
 from collections import Counter
@@ -36,6 +40,8 @@ from harness.data.templates import render
 from harness.errors import ConfigError, DataError, UnsuitableModelError
 from harness.plugins.references import hook_file, load_hook
 from harness.scoring.aggregations import Aggregator, resolve_aggregation
+
+log = logging.getLogger("harness.data.task")
 
 
 @dataclass
@@ -72,6 +78,19 @@ class DroppedRow:
 
 def _normalise(text: Any) -> str:
     return re.sub(r"[^\w\s]", "", str(text)).strip().lower()
+
+
+def with_judge(parse: Callable) -> Callable:
+    """A parse hook as the engine calls it, `parse(response, doc, judge)`: the documented two-parameter form
+    `parse(response, doc)` (no judge) is wrapped, decided once when the task loads its hook."""
+    if len(inspect.signature(parse).parameters) >= 3:
+        return parse
+
+    @functools.wraps(parse)
+    def parse_without_judge(response: Response, doc: dict, judge: Any = None) -> Any:
+        return parse(response, doc)
+
+    return parse_without_judge
 
 
 def default_parse(response: Response, doc: dict) -> Parsed:
@@ -149,7 +168,8 @@ class Task:
         if name not in self._hooks:
             field_name = "dataset.loader" if name == "loader" else f"hooks.{name}"
             ref = getattr(self.config.hooks, name, None) if name != "loader" else self.config.dataset.loader
-            self._hooks[name] = load_hook(ref, self.base_dir, self._field(field_name)) if ref else None
+            hook = load_hook(ref, self.base_dir, self._field(field_name)) if ref else None
+            self._hooks[name] = with_judge(hook) if name == "parse" and hook is not None else hook
         return self._hooks[name]
 
     def where(self) -> str:
@@ -165,6 +185,7 @@ class Task:
         cfg = self.config
         refs = [("dataset.loader", cfg.dataset.loader), ("dataset.process_docs", cfg.dataset.process_docs)]
         refs += [(f"hooks.{k}", v) for k, v in cfg.hooks.model_dump().items()]
+        refs.append(("hooks.prepare_scoring", cfg.hooks.prepare_scoring))  # left out of dumps (schema.py)
         refs += [(f"metrics[{i}].aggregation", m.aggregation) for i, m in enumerate(cfg.metrics) if ":" in m.aggregation]
         refs.append(("metadata.calibration", cfg.metadata.get("calibration")))
         if cfg.dataset.hub is not None:
@@ -284,8 +305,13 @@ class Task:
             return str(doc.get("question", ""))
         return _render_row(self.base_dir, p.template, p.text, doc, f"task '{self.name}'")
 
-    def build_messages(self, doc: dict) -> list[Message]:
-        """Chat messages for one doc; video parts hold VideoRefs whose paths are checked against the root."""
+    def build_messages(
+        self, doc: dict, budget: Optional[Callable[[int], Optional[int]]] = None
+    ) -> list[Message]:
+        """Chat messages for one doc; video parts hold VideoRefs whose paths are checked against the root.
+
+        `budget(n_videos)`: the frames allowed per clip (the model's `max_frames` split over the clips), applied
+        to a clip's own frame spec in the same pass that resolves its path."""
         hook = self.hook("build_request")
         if hook is not None:
             messages = hook(doc, self)
@@ -307,6 +333,8 @@ class Task:
                 messages.insert(0, Message("system", [TextPart(system)]))
         root = self.data_root or self.base_dir
         root = root.parent if root.is_file() else root
+        n_videos = sum(isinstance(p, VideoPart) for m in messages for p in m.content)
+        per_clip = budget(n_videos) if budget is not None else None
         for m in messages:
             for i, part in enumerate(m.content):
                 if isinstance(part, VideoPart):
@@ -314,7 +342,7 @@ class Task:
                     m.content[i] = VideoPart(
                         ref=part.ref.model_copy(update={"path": full}),
                         label=part.ref.label or part.label,
-                        spec=part.spec,
+                        spec=part.spec.capped(per_clip) if part.spec is not None else None,
                     )
         return messages
 
@@ -408,7 +436,22 @@ class Task:
     # -- scoring -----------------------------------------------------------------------------------
     def parse(self, response: Response, doc: dict) -> Parsed:
         hook = self.hook("parse")
-        return hook(response, doc) if hook is not None else default_parse(response, doc)
+        return hook(response, doc, None) if hook is not None else default_parse(response, doc)
+
+    def prepare_scoring(self, records: list[dict]) -> None:
+        """Hand every answer about to be scored to the task's `prepare_scoring` hook, once, before the per-sample
+        `score` calls: batch work those calls then reuse (RVTBench tokenizes every reply in one process).
+
+        `records` are samples-file records (`raw`, `structured`, `doc`, `target`) in doc order; scores never
+        depend on this step, so a hook that raises only costs speed: logged, and scoring goes on per sample."""
+        hook = self.hook("prepare_scoring")
+        if hook is None or not records:
+            return
+        try:
+            hook(records)
+        except Exception as exc:  # the per-sample score calls still give every score, only slower
+            what = f"{type(exc).__name__}: {exc}"
+            log.warning("task '%s': the prepare_scoring hook raised %s; scoring per sample", self.name, what)
 
     def score(self, parsed: Parsed, target: Any, doc: dict) -> dict[str, Any]:
         """Per-sample scores; a corpus metric the scorer leaves out gets the item `[answer, target]`

@@ -1,28 +1,28 @@
 """The evaluator: tasks x one model -> per-sample records -> aggregated results, with caches and resume.
 
-One sample's path: doc -> messages (video refs) -> response-cache key (no decoding needed) -> on a miss,
-frames decoded through the frame cache and fitted to the model's capabilities -> model.generate, batched
-(harness.engine.generation: decoding ahead, requests in flight, each answer cached on arrival) -> parsed and
-scored by the task. Per-sample problems become counted errors, never a crash
-(unless strict). Samples are sharded across data-parallel ranks and gathered on rank 0.
+One sample's path (harness.engine.sample.Instance): doc -> its one Request (video refs, paths resolved, the
+frame budget applied; the effective frame spec and decoder identity computed once per task and clip count) ->
+response-cache key (no decoding needed) -> on a miss, frames decoded through the frame cache into a copy of the
+request, fitted to the model's capabilities -> model.generate, batched (harness.engine.generation: decoding
+ahead, requests in flight, each answer cached on arrival) -> parsed and scored by the task into its
+SampleRecord. Per-sample problems become counted errors, never a crash (unless strict). Samples are sharded
+across data-parallel ranks and gathered on rank 0.
 """
 
 from __future__ import annotations
 
 import hashlib
-import inspect
 import logging
 import math
-from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Optional
 
-from harness.cache import content_hash as media_hash
 from harness.cache import default_cache_dir
 from harness.cache.keys import response_key
 from harness.cache.responses import ResponseCache
 from harness.config.run import RunConfig
-from harness.contract.messages import Message, Request, Response, VideoPart
+from harness.contract.messages import Request, Response, VideoPart
 from harness.contract.model import Model
 from harness.data.task import MediaPathError, Parsed, Task
 from harness.engine import distributed
@@ -34,9 +34,11 @@ from harness.engine.frame_feed import (
     shared_frames_bytes,
     video_parts,
 )
-from harness.engine.generation import GenerationPipeline
+from harness.engine.generation import Generation, GenerationPipeline
+from harness.engine.sample import Instance, SampleFrames, SampleRecord, sample_error
 from harness.errors import HarnessError, StrictModeError
-from harness.frames import FrameCache, MediaError, decoder_versions, load_clip
+from harness.frames import FrameCache, MediaError, decoder_identity, load_clip
+from harness.frames import content_hash as media_hash
 from harness.frames.spec import FrameSpec
 
 log = logging.getLogger("harness.engine.evaluator")
@@ -44,44 +46,9 @@ log = logging.getLogger("harness.engine.evaluator")
 MEDIA_ERRORS = (MediaError, OSError, MediaPathError)  # every OSError on media is a counted media error
 
 
-@dataclass
-class Instance:
-    """One (task, doc) pair on its way through the pipeline."""
-
-    index: int
-    task: Task
-    doc: dict
-    target: Any = None
-    request: Optional[Request] = None
-    key: Optional[str] = None
-    spec: Optional[FrameSpec] = None
-    response: Optional[Response] = None
-    media_log: list[dict] = field(default_factory=list)
-    error: Optional[dict] = None
-    rec: Optional[dict] = None  # the samples-file line once scored
-    clip_keys: Optional[list[Optional[str]]] = None  # its video parts' clip keys while it awaits frames
-
-
 def stable_seed(*parts: Any) -> int:
     """A 63-bit seed from the parts' text: same on every machine, rank and run."""
     return int(hashlib.sha256("|".join(map(str, parts)).encode()).hexdigest()[:15], 16)
-
-
-def decoder_tag(spec: FrameSpec) -> str:
-    versions = decoder_versions()
-    if spec.decoder == "auto":
-        return "auto:" + ",".join(f"{k}={v}" for k, v in sorted(versions.items()))
-    return versions.get(spec.decoder, spec.decoder)
-
-
-def _error(kind: str, exc: BaseException | str, reason: Optional[str] = None) -> dict:
-    """A per-sample error record: `kind` (media, request, generation, parse, ...), a short machine
-    `reason` (MediaError's tag, else the exception type), and the human `message`."""
-    msg = exc if isinstance(exc, str) else f"{type(exc).__name__}: {exc}"
-    if reason is None:
-        reason = getattr(exc, "reason", None) if not isinstance(exc, str) else None
-        reason = reason or (type(exc).__name__ if not isinstance(exc, str) else "other")
-    return {"kind": kind, "reason": str(reason), "message": str(msg)}
 
 
 class Evaluator:
@@ -98,10 +65,21 @@ class Evaluator:
         self.frames = None if cfg.no_cache else FrameCache(cache_dir / "frames")
         media_hash.set_store(None if cfg.no_cache else cache_dir / "hashes")  # content hashes, kept
         self.stats = {"cache_hits": 0, "generated": 0, "clips_loaded": 0}
+        self._sample_frames: dict[tuple[str, int], SampleFrames] = {}
 
     # -- building ----------------------------------------------------------------------------------
     def task_spec(self, task: Task) -> FrameSpec:
+        """The task's frame spec, or the run's `--frames` override."""
         return self.cfg.frames or task.config.frames
+
+    def sample_frames(self, task: Task, n_videos: int) -> SampleFrames:
+        """The effective frame spec of a sample of `task` with `n_videos` clips (the task's spec under the
+        model's per-clip budget) and its decoder identity: computed once per task and clip count."""
+        known = self._sample_frames.get((task.name, n_videos))
+        if known is None:
+            spec = self.task_spec(task).capped(per_clip_budget(self.model.capabilities, n_videos))
+            known = self._sample_frames[(task.name, n_videos)] = SampleFrames(spec, decoder_identity(spec))
+        return known
 
     def _hints(self, task: Task, doc: dict, target: Any) -> dict:
         return {
@@ -111,33 +89,26 @@ class Evaluator:
         }
 
     def prepare(self, inst: Instance, key: bool = True) -> None:
-        """Build the request and (with `key`) its cache key; problems become the instance's error."""
+        """Build the sample's one request (paths resolved and the frame budget applied as the task builds its
+        messages) and (with `key`) its cache key; problems become the instance's error."""
         task, doc = inst.task, inst.doc
         try:
             inst.target = task.target(doc)
-            messages = task.build_messages(doc)
+            messages = task.build_messages(doc, partial(per_clip_budget, self.model.capabilities))
         except MEDIA_ERRORS as exc:
-            inst.error = _error("media", exc)
+            inst.error = sample_error("media", exc)
             return
         except HarnessError:
             raise
         except Exception as exc:  # a malformed row: counted, not fatal
-            inst.error = _error("request", exc)
+            inst.error = sample_error("request", exc)
             return
-        n_videos = sum(1 for m in messages for p in m.content if isinstance(p, VideoPart))
-        budget = per_clip_budget(self.model.capabilities, n_videos)
-        spec = self.task_spec(task).capped(budget)
-        for m in messages:  # a clip's own spec (if the task set one) is capped by the same budget
-            m.content = [
-                VideoPart(p.ref, label=p.label, spec=p.spec.capped(budget))
-                if isinstance(p, VideoPart) and p.spec is not None
-                else p
-                for p in m.content
-            ]
         gen = {**task.generation_kwargs(), **self.cfg.gen_kwargs}
         hints = self._hints(task, doc, inst.target) if self.model.uses_hints else {}
-        inst.spec = spec
-        inst.request = Request(messages, gen, spec, task.name, doc["doc_id"], hints)
+        request = Request(messages, gen, None, task.name, doc["doc_id"], hints)
+        inst.frames = self.sample_frames(task, len(request.videos()))
+        request.frame_spec = inst.frames.spec
+        inst.request = request
         if key:
             self.key(inst)
 
@@ -147,55 +118,30 @@ class Evaluator:
         req = inst.request
         try:
             inst.key = response_key(
-                self.model.identity(), req.gen_kwargs, req.messages, inst.spec, decoder_tag(inst.spec),
+                self.model.identity(), req.gen_kwargs, req.messages, inst.spec, inst.frames.decoder,
                 req.hints or None, identities,
             )  # fmt: skip
         except MEDIA_ERRORS as exc:
-            inst.error = _error("media", exc)
+            inst.error = sample_error("media", exc)
 
     def decode(self, inst: Instance, feed: Optional[FrameFeed] = None) -> Optional[Request]:
-        """The request with frames filled in and fitted to the model, or None (the error is recorded).
-        With `feed`, clips come from the run's shared clips (decoded once for every sample of a clip)."""
-        messages = []
+        """The sample's request with frames filled in and fitted to the model, or None (the error is
+        recorded). With `feed`, clips come from the run's shared clips (decoded once for every sample of a
+        clip)."""
         inst.media_log = []
-        parts = 0
+        clips = []
         try:
-            for m in inst.request.messages:
-                content = []
-                for p in m.content:
-                    if isinstance(p, VideoPart):
-                        spec = p.spec or inst.spec
-                        if feed is None:
-                            clip = load_clip(p.ref, spec, cache=self.frames)
-                        else:
-                            clip = feed.load(inst, parts, p.ref, spec)
-                        parts += 1
-                        content.append(
-                            VideoPart(
-                                p.ref,
-                                clip.frames,
-                                list(clip.indices),
-                                list(clip.timestamps),
-                                p.label,
-                                spec=p.spec,
-                            )
-                        )
-                        inst.media_log.append(self._media_entry(inst, p, clip.indices, clip.timestamps))
-                        inst.media_log[-1]["fps"] = round(float(clip.fps), 6)  # frame folders: row or default
-                    else:
-                        content.append(p)
-                messages.append(Message(m.role, content))
-            req = Request(
-                messages,
-                inst.request.gen_kwargs,
-                inst.spec,
-                inst.request.task,
-                inst.request.doc_id,
-                inst.request.hints,
-            )
-            return adapt_request(req, self.model.capabilities, self.model.name)
+            for n, (part, spec) in enumerate(video_parts(inst)):
+                if feed is None:
+                    clip = load_clip(part.ref, spec, cache=self.frames)
+                else:
+                    clip = feed.load(inst, n, part.ref, spec)
+                clips.append(clip)
+                inst.media_log.append(self._media_entry(inst, part, clip.indices, clip.timestamps))
+                inst.media_log[-1]["fps"] = round(float(clip.fps), 6)  # frame folders: row or default
+            return adapt_request(inst.request.with_frames(clips), self.model.capabilities, self.model.name)
         except MEDIA_ERRORS as exc:
-            inst.error = _error("media", exc)
+            inst.error = sample_error("media", exc)
             return None
         finally:
             if feed is not None:
@@ -255,52 +201,66 @@ class Evaluator:
         )
         feed = FrameFeed(self.frames, decode_workers(), shared_frames_bytes(), decode_bytes())
         try:
-            GenerationPipeline(self, bar, feed).run(todo)
+            GenerationPipeline(self._generation(), bar, feed).run(todo)
         finally:
             feed.close()
             bar.close()
         self.stats["clips_loaded"] += feed.clips.stats["decoded"]  # decoded, or read from the frame cache
 
+    def _generation(self) -> Generation:
+        """What the generation pipeline needs of this run: the model, the response cache, decoding, scoring
+        for --strict and the counters (the pipeline never sees the evaluator itself)."""
+        cfg = self.cfg
+        return Generation(self.model, self.responses, self.decode, self.record, self.stats, cfg.batch_size, cfg.strict)
+
     # -- scoring -----------------------------------------------------------------------------------
-    def record(self, inst: Instance) -> dict:
-        """The samples-file line for one instance (scored once: --strict scores on arrival)."""
+    def record(self, inst: Instance) -> SampleRecord:
+        """The instance's scored record (scored once: --strict scores on arrival and raises StrictModeError on
+        the first sample with an error or an answer the task could not use)."""
         if inst.rec is not None:
             return inst.rec
         task, doc = inst.task, inst.doc
-        rec: dict[str, Any] = {
-            "doc_id": doc["doc_id"],
-            "task": task.name,
-            "doc": task.logged_doc(doc),
-            "target": inst.target,
-            "prompt": inst.request.prompt_text() if inst.request else None,
-            "frame_spec": inst.spec.digest() if inst.spec else None,
-            "media": inst.media_log,
-            "raw": None,
-            "structured": None,
-            "parsed": None,
-            "scores": {},
-            "error": inst.error,
-        }
+        rec = SampleRecord(
+            doc_id=doc["doc_id"],
+            task=task.name,
+            doc=task.logged_doc(doc),
+            target=inst.target,
+            prompt=inst.request.prompt_text() if inst.request else None,
+            frames=inst.spec,
+            media=inst.media_log,
+            error=inst.error,
+        )
         if inst.error is None and inst.response is not None:
-            rec["raw"] = inst.response.text
-            rec["structured"] = inst.response.structured
-            score_record(task, rec, self.judge)
-        if self.cfg.strict and (rec["error"] or (rec["parsed"] or {}).get("unusable")):
+            rec.raw = inst.response.text
+            rec.structured = inst.response.structured
+            score_sample(task, rec, self.judge)
+        if self.cfg.strict and (rec.error or (rec.parsed or {}).get("unusable")):
             what = (
-                f"{rec['error']['kind']} error: {rec['error']['message']}"
-                if rec["error"]
-                else f"the task could not use the answer: {rec['parsed']['unusable']}"
+                f"{rec.error['kind']} error: {rec.error['message']}"
+                if rec.error
+                else f"the task could not use the answer: {rec.parsed['unusable']}"
             )
             raise StrictModeError(f"task '{task.name}' doc '{doc['doc_id']}': {what}")
         inst.rec = rec
         return rec
 
 
-def _parse(task: Task, response: Response, doc: dict, judge: Any) -> Any:
-    hook = task.hook("parse")
-    if hook is not None and len(inspect.signature(hook).parameters) >= 3:
-        return hook(response, doc, judge)
-    return task.parse(response, doc)
+def prepare_scoring(instances: list[Instance]) -> None:
+    """Each task's answers, before any of them is scored, to its `prepare_scoring` hook (batch work, once)."""
+    answers: dict[str, tuple[Task, list[dict]]] = {}
+    for inst in instances:
+        if inst.error is None and inst.response is not None:
+            _, records = answers.setdefault(inst.task.name, (inst.task, []))
+            records.append(
+                {
+                    "raw": inst.response.text,
+                    "structured": inst.response.structured,
+                    "doc": inst.task.logged_doc(inst.doc),
+                    "target": inst.target,
+                }
+            )
+    for task, records in answers.values():
+        task.prepare_scoring(records)
 
 
 def _clean_scores(scores: Any, items: frozenset = frozenset()) -> dict[str, Any]:
@@ -330,8 +290,14 @@ def _corpus_metrics(task: Task) -> frozenset:
     return frozenset(m.name for m in task.config.metrics if task.aggregator(m).corpus)
 
 
-def score_record(task: Task, rec: dict, judge: Any = None) -> None:
-    """Parse the raw answer and score it against the target, in place (also used by --rescore).
+RESCORED_ERRORS = ("parse", "score")  # the errors rescoring clears; harness-side ones (media, ...) stay
+
+
+def score_answer(
+    task: Task, raw: Optional[str], structured: Any, doc: dict, target: Any, judge: Any = None
+) -> dict[str, Any]:
+    """Parse an answer and score it against the target: the record fields to set (`parsed` and `scores`, or
+    `error` alone).
 
     Whatever the model returned is an answer: when the task's parser or scorer cannot use it (it raises,
     or gives a score that is no finite number), the answer is scored as the task's invalid answer (wrong,
@@ -339,22 +305,48 @@ def score_record(task: Task, rec: dict, judge: Any = None) -> None:
     `parsed.note` and `parsed.unusable`. Only when the task cannot score even an invalid answer is the
     sample an error (`score`, a task bug), so a failure never leaves a sample out of a mean silently.
     """
-    response = Response(text=rec.get("raw") or "", structured=rec.get("structured"))
-    doc = rec["doc"]
+    response = Response(text=raw or "", structured=structured)
     try:
-        parsed = _parse(task, response, doc, judge)
-        scores = _clean_scores(task.score(parsed, rec["target"], doc), _corpus_metrics(task))
+        hook = task.hook("parse")  # always (response, doc, judge): see harness.data.task.with_judge
+        parsed = hook(response, doc, judge) if hook is not None else task.parse(response, doc)
+        scores = _clean_scores(task.score(parsed, target, doc), _corpus_metrics(task))
     except Exception as exc:  # the answer is unusable: scored as the task's invalid answer
         unusable = f"{type(exc).__name__}: {exc}"
         parsed = Parsed(answer=None, valid=False, note=f"answer not usable by the task's scorer ({unusable})")
         try:
-            scores = _clean_scores(task.score(parsed, rec["target"], doc), _corpus_metrics(task))
+            scores = _clean_scores(task.score(parsed, target, doc), _corpus_metrics(task))
         except Exception as exc2:  # the task cannot score an invalid answer either: a task bug, counted
-            rec["error"] = _error("score", exc2)
-            rec["error"]["message"] += f" (scoring an invalid answer, after: {unusable})"
-            return
-        rec["parsed"] = {**parsed.to_json(), "unusable": unusable}
-        rec["scores"] = scores
+            error = sample_error("score", exc2)
+            error["message"] += f" (scoring an invalid answer, after: {unusable})"
+            return {"error": error}
+        return {"parsed": {**parsed.to_json(), "unusable": unusable}, "scores": scores}
+    parsed_json = parsed.to_json() if isinstance(parsed, Parsed) else {"answer": parsed, "valid": True}
+    return {"parsed": parsed_json, "scores": scores}
+
+
+def score_sample(task: Task, rec: SampleRecord, judge: Any = None) -> None:
+    """Score a record's answer in place (see `score_answer`)."""
+    for name, value in score_answer(task, rec.raw, rec.structured, rec.doc, rec.target, judge).items():
+        setattr(rec, name, value)
+
+
+def rescore_sample(task: Task, rec: SampleRecord, judge: Any = None) -> None:
+    """Score a record again (ranks scored interleaved shards); harness-side errors stay errors."""
+    if rec.error and rec.error["kind"] not in RESCORED_ERRORS:
         return
-    rec["parsed"] = parsed.to_json() if isinstance(parsed, Parsed) else {"answer": parsed, "valid": True}
-    rec["scores"] = scores
+    rec.error = None
+    score_sample(task, rec, judge)
+
+
+def score_record(task: Task, rec: dict, judge: Any = None) -> None:
+    """Score a samples-file line in place (`--rescore`, `import`): its `raw`, `structured`, `doc` and `target`
+    (see `score_answer`)."""
+    rec.update(score_answer(task, rec.get("raw"), rec.get("structured"), rec["doc"], rec["target"], judge))
+
+
+def rescore_record(task: Task, rec: dict, judge: Any = None) -> None:
+    """Score a samples-file line again (`--rescore`); harness-side errors stay errors."""
+    if rec.get("error") and rec["error"]["kind"] not in RESCORED_ERRORS:
+        return
+    rec["error"] = None
+    score_record(task, rec, judge)

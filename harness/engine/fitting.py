@@ -8,6 +8,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from harness.contract.messages import Capabilities, ImagePart, Message, Request, TextPart, VideoPart
@@ -88,6 +90,4 @@ def adapt_request(request: Request, caps: Capabilities, model_name: str) -> Requ
                 raise ConfigError(
                     f"model '{model_name}' takes one video per request; task '{request.task}' sends {total}"
                 )
-    return Request(
-        messages, request.gen_kwargs, request.frame_spec, request.task, request.doc_id, request.hints
-    )
+    return replace(request, messages=messages)

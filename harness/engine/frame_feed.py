@@ -18,9 +18,10 @@ import os
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
-from typing import TYPE_CHECKING, Optional
+from typing import Optional
 
 from harness.contract.messages import VideoPart
+from harness.engine.sample import Instance
 from harness.errors import ConfigError
 from harness.frames import FrameCache, MediaError, load_clip
 from harness.frames.clip import DecodedClip
@@ -28,9 +29,6 @@ from harness.frames.gate import DecodeGate, usable_cores
 from harness.frames.loader import clip_key
 from harness.frames.shared import SharedClips
 from harness.frames.spec import FrameSpec
-
-if TYPE_CHECKING:
-    from harness.engine.evaluator import Instance
 
 SHARED_FRAMES_MB = 1024  # default cap on clips kept for samples whose batch has not started
 DECODE_MB = 256  # default budget of frames being decoded at once

@@ -24,31 +24,45 @@ import time
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any, Optional
+from dataclasses import dataclass
+from typing import Any, Optional
 
 from harness.cache.responses import ResponseCache
 from harness.contract.messages import Request, Response
-from harness.contract.model import Result
+from harness.contract.model import Model, Result
+from harness.engine.frame_feed import FrameFeed
+from harness.engine.sample import Instance, sample_error
 from harness.errors import HarnessError, StrictModeError
-
-if TYPE_CHECKING:
-    from harness.engine.evaluator import Evaluator, Instance
-    from harness.engine.frame_feed import FrameFeed
 
 _DONE = object()  # a generate call finished
 _POLL_S = 0.1  # how often to look for answers another run is making
 SHARED_AHEAD = 64  # batches beyond the usual window that may wait when they need no new clip
 
 
+@dataclass
+class Generation:
+    """What the pipeline needs of the run it serves (the evaluator makes one; the pipeline sees nothing else)."""
+
+    model: Model
+    responses: Optional[ResponseCache]  # None with --no_cache
+    # the sample's request with frames filled in, None on a media error (the instance's error says why)
+    decode: Callable[[Instance, FrameFeed], Optional[Request]]
+    # --strict: scores a finished sample, raising StrictModeError on the first bad one
+    score: Callable[[Instance], Any]
+    stats: dict[str, int]  # the run's counters: cache_hits and generated are counted here
+    batch_size: int = 1
+    strict: bool = False
+
+
 class GenerationPipeline:
     """Fills `response` or `error` of every instance given (all cache misses at the run's start)."""
 
-    def __init__(self, ev: Evaluator, bar: Any, feed: FrameFeed, prefetch: int = 2) -> None:
-        self.ev = ev
+    def __init__(self, generation: Generation, bar: Any, feed: FrameFeed, prefetch: int = 2) -> None:
+        self.generation = generation
         self.bar = bar
         self.feed = feed
-        self.bs = max(1, ev.cfg.batch_size)
-        self.slots = max(1, int(ev.model.max_in_flight or 1) // self.bs)
+        self.bs = max(1, generation.batch_size)
+        self.slots = max(1, int(generation.model.max_in_flight or 1) // self.bs)
         self.ahead = 2 * self.slots + max(0, prefetch)  # a full second round ready when a round returns
         self.followers: dict[str, list[Instance]] = {}
         self.stop: Optional[BaseException] = None  # the StrictModeError or fatal error that ends the run
@@ -65,7 +79,7 @@ class GenerationPipeline:
                 leaders.append(inst)
         self._by_key = {inst.key: inst for inst in leaders}
         leaders = self.feed.plan(leaders)  # samples of one video together, each clip decoded once
-        batches = _Batches(leaders, self.bs, self.ev.responses, chunk=self.bs * self.slots)
+        batches = _Batches(leaders, self.bs, self.generation.responses, chunk=self.bs * self.slots)
         dpool = None
         if self.feed.workers:  # batches wait on their clips here; the feed's pool decodes them
             dpool = ThreadPoolExecutor(self.ahead + SHARED_AHEAD, thread_name_prefix="batch")
@@ -108,8 +122,8 @@ class GenerationPipeline:
             for p in (dpool, gpool):
                 if p is not None:
                     p.shutdown(wait=self.stop is not None or running == 0, cancel_futures=True)
-            if self.ev.responses is not None:
-                self.ev.responses.release()
+            if self.generation.responses is not None:
+                self.generation.responses.release()
         if self.stop is not None:
             raise self.stop
 
@@ -153,10 +167,10 @@ class GenerationPipeline:
                 self.feed.finish(inst)  # its clips are not needed for it any more
         for inst in todo:
             self.feed.claim(inst)  # the batch's clips start decoding at once, on the feed's pool
-        return hits, [(inst, self.ev.decode(inst, self.feed)) for inst in todo]
+        return hits, [(inst, self.generation.decode(inst, self.feed)) for inst in todo]
 
     def _reread(self, batch: list[Instance]) -> dict[str, dict]:
-        cache = self.ev.responses
+        cache = self.generation.responses
         return {} if cache is None or not batch else cache.get_many([inst.key for inst in batch])
 
     # -- main thread ------------------------------------------------------------------------------
@@ -172,7 +186,7 @@ class GenerationPipeline:
             inst = self._by_key[key]
             inst.response = Response.from_json(hit["response"])
             inst.media_log = hit.get("media", [])
-            self.ev.stats["cache_hits"] += 1
+            self.generation.stats["cache_hits"] += 1
             done.append((inst, None))
         for inst, _ in done:
             self._finish(inst)
@@ -182,7 +196,7 @@ class GenerationPipeline:
         """One model call; every result (or failure) goes to `sink` as (instance, result)."""
         reported: set[int] = set()
         try:
-            for index, result in self.ev.model.generate_iter([req for _, req in ready]):
+            for index, result in self.generation.model.generate_iter([req for _, req in ready]):
                 if index in reported or not 0 <= index < len(ready):
                     continue
                 reported.add(index)
@@ -203,22 +217,21 @@ class GenerationPipeline:
         if inst is None:
             self.stop = self.stop or result
             return
-        from harness.engine.evaluator import _error
-
         if isinstance(result, Response):
             inst.response = result
-            self.ev.stats["generated"] += 1
-            if self.ev.responses is not None:
+            self.generation.stats["generated"] += 1
+            if self.generation.responses is not None:
                 value = {"response": result.to_json(), "media": inst.media_log}
-                self.ev.responses.put_many([(inst.key, value, self.ev.model.name, inst.task.name)])
+                entry = (inst.key, value, self.generation.model.name, inst.task.name)
+                self.generation.responses.put_many([entry])
         else:
-            if self.ev.cfg.strict and self.stop is None:
+            if self.generation.strict and self.stop is None:
                 self.stop = StrictModeError(
                     f"generation failed for task '{inst.task.name}' doc '{inst.doc['doc_id']}': {result}"
                 )
-            inst.error = _error("generation", result)
-            if self.ev.responses is not None:
-                self.ev.responses.release([inst.key])  # another run sharing the cache may try it
+            inst.error = sample_error("generation", result)
+            if self.generation.responses is not None:
+                self.generation.responses.release([inst.key])  # another run sharing the cache may try it
         self._finish(inst)
 
     def _finish(self, inst: Instance) -> None:
@@ -233,10 +246,10 @@ class GenerationPipeline:
         self.bar.update(1 + len(followers))
 
     def _strict_check(self, inst: Instance) -> None:
-        if not self.ev.cfg.strict or self.stop is not None:
+        if not self.generation.strict or self.stop is not None:
             return
         try:
-            self.ev.record(inst)  # scores it now (memoised), raising on the first error
+            self.generation.score(inst)  # scores it now (memoised), raising on the first error
         except StrictModeError as exc:
             self.stop = exc
 

@@ -1,6 +1,7 @@
 """LLM judges: any registered model can judge free-form answers; calls are cached like model calls.
 
-Tasks receive a JudgeClient as the third argument of their parse hook (None when no `--judge` is given)
+Tasks receive a JudgeClient as the third argument of their parse hook (None when no `--judge` is given, or
+`--judge rule`: the task's own rule judge)
 and call `ask(prompt, template_id=...)`. The results record the judge's identity and a hash of every
 judge prompt template used, so runs with different judges or prompts are never compared silently.
 """
@@ -16,6 +17,9 @@ from harness.contract.messages import Message, Request, TextPart
 from harness.contract.model import Model
 
 JUDGE_GEN = {"temperature": 0.0, "max_new_tokens": 256}
+#: `--judge rule`: each task's own rule-based judge, what a run uses without --judge (no model is called)
+RULE_JUDGE = "rule"
+RULE_JUDGE_HELP = "each task's own rule-based judge (the default without --judge; no model is called)"
 
 
 class JudgeClient:

@@ -14,6 +14,7 @@ from typing import Any
 
 from harness.config.schema import TaskConfig
 from harness.contract.model import Model, check_answer_type
+from harness.engine.judging import RULE_JUDGE
 from harness.errors import ConfigError, ModelLoadError, UnknownNameError
 from harness.plugins.extras import missing_dependency
 from harness.plugins.loading import PluginState
@@ -88,7 +89,7 @@ def judge_entry(state: PluginState, name: str) -> Entry:
         return state.registry.get("judge", name)
     if state.registry.has("model", name):
         return state.registry.get("model", name)
-    known = set(state.registry.names("judge")) | set(state.registry.names("model"))
+    known = {RULE_JUDGE} | set(state.registry.names("judge")) | set(state.registry.names("model"))
     raise UnknownNameError("judge", name, known)
 
 

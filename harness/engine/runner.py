@@ -1,10 +1,8 @@
-"""Run a RunConfig end to end: plugins -> tasks and model -> evaluator -> results files; and --rescore."""
+"""Run a RunConfig end to end: plugins -> tasks and model -> evaluator -> results files (`--rescore`: rescoring.py)."""
 
 from __future__ import annotations
 
-import json
 import logging
-import re
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -12,6 +10,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from harness import __version__
+from harness.cache import default_cache_dir
 from harness.config.run import RunConfig
 from harness.config.schema import GroupConfig, parse_task_config
 from harness.contract.messages import TaskInfo
@@ -19,28 +18,30 @@ from harness.contract.model import Model
 from harness.data.lmms_task import LmmsTask
 from harness.data.task import Parsed, Task
 from harness.engine import distributed
-from harness.engine.evaluator import Evaluator, Instance, score_record
+from harness.engine.evaluator import Evaluator, prepare_scoring, rescore_sample, score_sample
 from harness.engine.fitting import per_clip_budget
-from harness.engine.judging import JudgeClient
+from harness.engine.judging import RULE_JUDGE, JudgeClient
 from harness.engine.model_loading import judge_entry, load_judge, load_model
+from harness.engine.sample import Instance, SampleRecord
 from harness.engine.seeding import Seeds, rescore_in_order, score_in_order, seed_generators
 from harness.errors import ConfigError, UnknownNameError
+from harness.frames.spec import FrameSpec
 from harness.plugins.loading import PluginState, load_plugins
 from harness.plugins.references import hook_file, load_hook
 from harness.plugins.task_imports import check_task_imports
-from harness.results.lm_eval_keys import add_lm_eval_keys, stderrs_of
+from harness.results.lm_eval_keys import add_lm_eval_keys, lm_eval_config, stderrs_of, task_hash
 from harness.results.writer import (
+    RESULTS_SCHEMA_VERSION,
     atomic_write_text,
     dumps_results,
     git_hash,
     package_versions,
-    read_samples,
     safe_name,
     timestamp,
     write_samples,
 )
 from harness.scoring.completeness import mark_completeness
-from harness.scoring.task_results import aggregate_group, aggregate_task
+from harness.scoring.task_results import N_BOOTSTRAP, aggregate_group, aggregate_task
 
 log = logging.getLogger("harness.engine.runner")
 
@@ -53,6 +54,7 @@ class RunOutcome:
     results_path: Optional[Path] = None
     samples_paths: dict[str, Path] = field(default_factory=dict)
     stats: dict[str, int] = field(default_factory=dict)
+    records: dict[str, list[dict]] = field(default_factory=dict)  # task -> per-sample records (rank 0)
 
 
 def build_task(state: PluginState, name: str) -> Task:
@@ -193,8 +195,6 @@ def lmms_output_path(output_path: Optional[Path], cache_dir: Optional[Path], mod
     `submissions/`): the run's output folder, else `lmms_submissions/` in the cache dir (never the cwd)."""
     if output_path is not None:
         return Path(output_path) / safe_name(model_name) if model_name else Path(output_path)
-    from harness.cache import default_cache_dir  # noqa: PLC0415
-
     return Path(cache_dir or default_cache_dir()) / "lmms_submissions"
 
 
@@ -236,7 +236,7 @@ def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
     names, groups = _expand_reporting_broken(state, cfg.tasks)
     tasks = [build_task(state, n) for n in names]
     state.registry.get("model", cfg.model)  # names are cheap to check: an unknown one fails first
-    if cfg.judge:
+    if cfg.judge and cfg.judge != RULE_JUDGE:
         judge_entry(state, cfg.judge)
     # data before the model: a missing or malformed dataset stops the run before a large model loads
     loaded: dict[str, tuple[int, list[dict]]] = {}
@@ -259,25 +259,28 @@ def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
     try:
         instances = _prepared_instances(model, task_docs, cfg.data)  # a refusal comes before the judge loads
         evaluator = Evaluator(cfg, model, tasks)
-        if cfg.judge:
+        if cfg.judge and cfg.judge != RULE_JUDGE:
             judge_model = load_judge(state, cfg.judge, cfg.judge_args)
             judge = JudgeClient(cfg.judge, judge_model, evaluator.responses)
             evaluator.judge = judge
         mine = distributed.shard(instances, rank, world, _video_of)  # a video's samples on one rank
         evaluator.run_instances(mine)
-        records = score_in_order(mine, evaluator.record, lambda t, r: score_record(t, r, judge), seeds)
+        prepare_scoring(mine)  # batch work of the tasks' scorers, before the per-sample scores
+        records = score_in_order(mine, evaluator.record, lambda t, r: score_sample(t, r, judge), seeds)
     finally:
         model.close()
     gathered = distributed.gather_to_rank0(records)
     if gathered is None:
         return RunOutcome(results=None, stats=evaluator.stats)
     by_index = sorted((pair for part in gathered for pair in part), key=lambda p: p[0])
-    per_task: dict[str, list[dict]] = {t.name: [] for t in tasks}
+    scored: dict[str, list[SampleRecord]] = {t.name: [] for t in tasks}
     for _, rec in by_index:
-        per_task[rec["task"]].append(rec)
+        scored[rec.task].append(rec)
     if world > 1:  # ranks scored interleaved shards: score again in doc order, as one process does
-        rescore_in_order(tasks, per_task, lambda t, r: score_record(t, r, judge), seeds)
-    results = assemble_results(cfg, model, model_name, tasks, groups, per_task, judge, world, loaded)
+        rescore_in_order(tasks, scored, lambda t, r: rescore_sample(t, r, judge), seeds)
+    frames = {t.name: effective_frame_spec(t, scored[t.name], cfg, model) for t in tasks}
+    per_task = {name: [rec.to_json() for rec in recs] for name, recs in scored.items()}  # the samples' lines
+    results = assemble_results(cfg, model, model_name, tasks, groups, per_task, judge, world, loaded, frames)
     mark_completeness(results, cfg.max_error_rate)
     for t in tasks:
         reason = unreturned_metrics(t, per_task[t.name])
@@ -286,9 +289,11 @@ def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
             results["incomplete_reasons"].append(reason)
     timing = {"start_time": start_time, "end_time": time.time()}
     n_original = {name: n for name, (n, _) in loaded.items()}
-    add_lm_eval_keys(results, stderrs_of(tasks, per_task), n_original, timing)
+    hashes = {name: task_hash(recs) for name, recs in per_task.items()}
+    add_lm_eval_keys(results, stderrs_of(tasks, per_task), n_original, timing, hashes)
     out = write_outputs(cfg, model_name, results, per_task)
     out.stats = evaluator.stats
+    out.records = per_task
     return out
 
 
@@ -299,12 +304,23 @@ def _video_of(inst: Instance) -> Optional[str]:
     return value if isinstance(value, str) else None
 
 
+def effective_frame_spec(task: Task, records: list[SampleRecord], cfg: RunConfig, model: Model) -> FrameSpec:
+    """The frame spec a task's samples were decoded under: the one its first built sample recorded (the task's
+    spec under the model's per-clip budget, harness.engine.evaluator.Evaluator.sample_frames); with no built
+    sample, the task's spec under the budget of one clip."""
+    for rec in records:
+        if rec.frames is not None:
+            return rec.frames
+    return (cfg.frames or task.config.frames).capped(per_clip_budget(model.capabilities, 1))
+
+
 def assemble_results(
-    cfg, model, model_name, tasks, groups, per_task, judge, world, loaded=None
+    cfg, model, model_name, tasks, groups, per_task, judge, world, loaded=None, frames=None
 ) -> dict[str, Any]:
     """The results dict (see harness/results/schemas/results.schema.json); `loaded`: task -> (rows the loader
-    gave, rows it dropped)."""
+    gave, rows it dropped); `frames`: task -> its effective frame spec (`effective_frame_spec`)."""
     loaded = loaded or {}
+    frames = frames or {}
     task_results = {
         t.name: aggregate_task(t, per_task[t.name], cfg.seed, *loaded.get(t.name, (None, None)))
         for t in tasks
@@ -312,11 +328,7 @@ def assemble_results(
     task_cfgs = {}
     for t in tasks:
         spec = cfg.frames or t.config.frames
-        n_videos = 1
-        recs = per_task[t.name]
-        if recs and recs[0]["media"]:
-            n_videos = len(recs[0]["media"])
-        eff = spec.capped(per_clip_budget(model.capabilities, n_videos))
+        eff = frames[t.name] if t.name in frames else effective_frame_spec(t, [], cfg, model)
         task_cfgs[t.name] = {
             "version": t.config.version,
             "plugin": t.plugin,
@@ -331,7 +343,7 @@ def assemble_results(
             task_cfgs[t.name]["data_source"] = t.release.to_json()
     caps = model.capabilities
     return {
-        "schema_version": 1,
+        "schema_version": RESULTS_SCHEMA_VERSION,
         "harness_version": __version__,
         "created": timestamp(),
         "model": {
@@ -348,9 +360,7 @@ def assemble_results(
         "config": {
             "tasks": task_cfgs,
             "requested": list(cfg.tasks),
-            "model_args": cfg.model_args,
             "seed": cfg.seed,
-            **Seeds(random_seed=cfg.seed).to_config(),
             "limit": cfg.limit,
             "batch_size": cfg.batch_size,
             "split": cfg.split,
@@ -359,11 +369,19 @@ def assemble_results(
             "package_versions": package_versions(),
             "git_hash": git_hash(),
             "world_size": world,
+            **lm_eval_config(
+                cfg.model, cfg.model_args, _cache_location(cfg), N_BOOTSTRAP, Seeds(random_seed=cfg.seed).to_config()
+            ),
         },
-        "results": task_results,
-        "groups": {g: _group_results(g, gc, groups, task_results) for g, gc in groups.items()},
+        "task_results": task_results,
+        "group_results": {g: _group_results(g, gc, groups, task_results) for g, gc in groups.items()},
         "samples_files": {},
     }
+
+
+def _cache_location(cfg: RunConfig) -> Optional[Path]:
+    """The response cache folder the run used (lm-eval's `use_cache`), None with --no_cache."""
+    return None if cfg.no_cache else (cfg.cache_dir or default_cache_dir())
 
 
 def _group_results(name: str, cfg: GroupConfig, groups: dict[str, GroupConfig], task_results: dict) -> dict:
@@ -408,59 +426,4 @@ def write_outputs(
             results["samples_files"][task_name] = path.name
     out.results_path = folder / f"results_{stamp}.json"
     atomic_write_text(out.results_path, dumps_results(results))
-    return out
-
-
-def rescore(
-    samples_files: list[Path], include_path: list[str], output_path: Optional[Path], seed: int = 0
-) -> RunOutcome:
-    """Recompute parsed answers, scores and metrics from samples files, with no model."""
-    state = load_plugins(include_path)
-    per_task: dict[str, list[dict]] = {}
-    original: Optional[dict] = None
-    for path in samples_files:
-        path = Path(path)
-        m = re.match(r"samples_.+_(\d{4}-\d\d-\d\dT[\d.-]+)\.jsonl$", path.name)
-        if m and original is None:
-            candidate = path.parent / f"results_{m.group(1)}.json"
-            if candidate.exists():
-                original = json.loads(candidate.read_text(encoding="utf-8"))
-        for rec in read_samples(path, required=("task", "doc", "target")):
-            per_task.setdefault(rec["task"], []).append(rec)
-    tasks = [build_task(state, name) for name in per_task]
-    results = (
-        dict(original)
-        if original
-        else {"schema_version": 1, "harness_version": __version__, "model": {}, "config": {}, "groups": {}}
-    )
-    seed = results.get("config", {}).get("seed", seed)
-    recorded = results.get("config", {})
-    seeds = Seeds(
-        random_seed=recorded.get("random_seed", seed),
-        numpy_seed=recorded.get("numpy_seed", Seeds.numpy_seed),
-        torch_seed=recorded.get("torch_seed", Seeds.torch_seed),
-    )
-    for t in tasks:
-        t.bind_run((), lmms_output_path(output_path, None))
-    rescore_in_order(tasks, per_task, score_record, seeds)
-    results["results"] = {}
-    for t in tasks:
-        before = (original or {}).get("results", {}).get(t.name) or {}
-        dropped = [
-            {"reason": r, "detail": ""} for r, n in (before.get("dropped") or {}).items() for _ in range(n)
-        ]
-        n_rows = before["n_rows"] - before.get("n_dropped", 0) if "n_rows" in before else None
-        res = aggregate_task(t, per_task[t.name], seed, n_rows, dropped)
-        res["dropped_examples"] = before.get("dropped_examples", [])
-        results["results"][t.name] = res
-    mark_completeness(results, results.get("max_error_rate", 0.0))
-    results["created"] = timestamp()
-    results["rescored_from"] = [Path(p).name for p in samples_files]
-    original_n = {k: v.get("original", 0) for k, v in (results.get("n-samples") or {}).items()}
-    add_lm_eval_keys(results, stderrs_of(tasks, per_task), original_n, None)
-    results["samples_files"] = {}
-    out = RunOutcome(results=results)
-    if output_path is not None:
-        out.results_path = Path(output_path) / f"results_rescored_{results['created']}.json"
-        atomic_write_text(out.results_path, dumps_results(results))
     return out

@@ -7,7 +7,7 @@ frame_cache_key, MediaError, decoder_versions, write_video. Decoders are importe
 from harness.frames.cache import FrameCache, frame_cache_key
 from harness.frames.clip import DecodedClip
 from harness.frames.errors import MediaError
-from harness.frames.loader import decoder_version_for, decoder_versions, load_clip
+from harness.frames.loader import decoder_identity, decoder_version_for, decoder_versions, load_clip
 from harness.frames.probe import VideoInfo, probe_video
 from harness.frames.sampler import sample_indices
 from harness.frames.scaling import target_size
@@ -20,6 +20,7 @@ __all__ = [
     "FrameSpec",
     "MediaError",
     "VideoInfo",
+    "decoder_identity",
     "decoder_version_for",
     "decoder_versions",
     "frame_cache_key",

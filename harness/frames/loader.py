@@ -18,9 +18,10 @@ from typing import Optional
 
 import numpy as np
 
-from harness.data.media import VideoRef, media_identity
+from harness.data.media import VideoRef
 from harness.frames.cache import FrameCache, frame_cache_key
 from harness.frames.clip import DecodedClip
+from harness.frames.content_hash import media_identity
 from harness.frames.decord_decoder import decode_decord, decord_available
 from harness.frames.errors import MediaError
 from harness.frames.folder import decode_folder, folder_decoder_version, index_folder, is_frame_folder
@@ -57,17 +58,24 @@ def decoder_versions() -> dict[str, str]:
     return dict(_installed_versions())
 
 
-def decoder_version_for(spec: FrameSpec) -> str:
-    """The decoder version string that goes into cache keys for `spec` (auto names every candidate)."""
+def decoder_identity(spec: FrameSpec) -> str:
+    """The one definition of which decoder `spec` decodes with, as it goes into the response- and frame-cache
+    keys: the installed version of the decoder it names (its bare name when that one is not installed: decoding
+    says so), every candidate's for auto ("auto:decord=decord-0.6.0,pyav=pyav-18.1.0")."""
     versions = decoder_versions()
     if spec.decoder == "auto":
-        return "auto:" + ",".join(versions[k] for k in sorted(versions))
-    if spec.decoder not in versions:
+        return "auto:" + ",".join(f"{k}={v}" for k, v in sorted(versions.items()))
+    return versions.get(spec.decoder, spec.decoder)
+
+
+def decoder_version_for(spec: FrameSpec) -> str:
+    """`decoder_identity(spec)`, refused (RuntimeError) when `spec` names a decoder that is not installed."""
+    if spec.decoder != "auto" and spec.decoder not in decoder_versions():
         raise RuntimeError(
             f"frame spec asks for decoder '{spec.decoder}', which is not installed; "
             f"install it (pip install {spec.decoder}) or set decoder: auto"
         )
-    return versions[spec.decoder]
+    return decoder_identity(spec)
 
 
 def choose_engine(spec: FrameSpec, index: VideoIndex) -> str:

@@ -91,6 +91,33 @@ def _nal_length_size(codec_name: str, extradata: bytes | None) -> int:
     return 0
 
 
+def _demux_pts(container, stream) -> tuple[list[int], list[int]]:
+    """Every non-empty video packet's pts (its dts when it has none), sorted, and the keyframes' pts."""
+    pts_list: list[int] = []
+    keys: list[int] = []
+    for pkt in container.demux(stream):
+        if pkt.size == 0:
+            continue
+        pts = pkt.pts if pkt.pts is not None else pkt.dts
+        if pts is None:
+            continue
+        pts_list.append(pts)
+        if pkt.is_keyframe:
+            keys.append(pts)
+    pts_list.sort()
+    return pts_list, keys
+
+
+def _stream_fps(stream, pts_list: list[int], time_base: float) -> float:
+    """The stream's declared rate, else the rate its timestamps span, else 0."""
+    rate = stream.average_rate or stream.guessed_rate or stream.base_rate
+    if rate:
+        return float(rate)
+    if len(pts_list) > 1 and time_base:
+        return (len(pts_list) - 1) / ((pts_list[-1] - pts_list[0]) * time_base)
+    return 0.0
+
+
 def index_video(path: str | os.PathLike) -> VideoIndex:
     """Probe `path` and index its video packets (memoised); raises MediaError for unreadable files."""
     import av
@@ -113,33 +140,16 @@ def index_video(path: str | os.PathLike) -> VideoIndex:
         ctx = stream.codec_context
         if ctx is None:
             raise MediaError(p, "unsupported_codec", "FFmpeg has no decoder for its video codec")
-        pts_list: list[int] = []
-        keys: list[int] = []
         try:
-            for pkt in container.demux(stream):
-                if pkt.size == 0:
-                    continue
-                pts = pkt.pts if pkt.pts is not None else pkt.dts
-                if pts is None:
-                    continue
-                pts_list.append(pts)
-                if pkt.is_keyframe:
-                    keys.append(pts)
+            pts_list, keys = _demux_pts(container, stream)
         except av.error.FFmpegError as exc:
             raise _open_error(p, st.st_size, exc) from None
         if not pts_list:
             raise _open_error(p, st.st_size, ValueError("no video frames"))
-        pts_list.sort()
         order = {pts: i for i, pts in enumerate(pts_list)}
-        rate = stream.average_rate or stream.guessed_rate or stream.base_rate
         time_base = float(stream.time_base) if stream.time_base else 0.0
         n = len(pts_list)
-        if rate:
-            fps = float(rate)
-        elif n > 1 and time_base:
-            fps = (n - 1) / ((pts_list[-1] - pts_list[0]) * time_base)
-        else:
-            fps = 0.0
+        fps = _stream_fps(stream, pts_list, time_base)
         rotation = mp4_rotation(p, st.st_size)
         width, height = int(ctx.width), int(ctx.height)
         if rotation in (90, 270):

@@ -4,7 +4,8 @@ Samples are paired by (task, doc_id) from the two samples files; the difference 
 is bootstrapped over clusters (the task's cluster_field, the video by default), so the interval reflects
 the same sampling noise as the results' CIs while cancelling the per-sample difficulty both runs share.
 A gated metric (each task's headline, or those given) regresses when its interval lies entirely on the
-worse side of zero and the drop is at least its threshold. Without samples files the comparison falls
+worse side of zero and the drop is at least its threshold, or when the base run has a value and the new run
+none (e.g. every answer invalid, so a metric over valid answers is empty). Without samples files the comparison falls
 back to the results' own intervals (unpaired; said so in the output). Runs with different task
 versions, splits or judges are refused by the CLI; a different effective frame spec is noted.
 """
@@ -19,6 +20,7 @@ from typing import Any, Optional
 from harness.report.compat import Mismatch, find_mismatches
 from harness.report.loading import task_config, task_result
 from harness.report.stats import N_RESAMPLES, paired_values
+from metrics import bootstrap_ci
 
 # Fields that differ legitimately between two models (each adapter's frame budget caps the task's spec):
 # reported as notes; a different task version, split or judge makes the comparison meaningless (refused).
@@ -42,6 +44,7 @@ class Delta:
     threshold: float
     regression: bool = False
     improvement: bool = False
+    lost: bool = False  # the base has a value, the new run none: never "ok"
 
 
 @dataclass
@@ -99,8 +102,6 @@ def _metric_delta(
     base: dict, new: dict, task: str, metric: str, confidence: float, n_resamples: int, seed: int
 ) -> tuple[Optional[float], Optional[tuple[float, float]], int, bool]:
     """(delta, ci, n_pairs, paired) for one metric."""
-    from metrics import bootstrap_ci
-
     cfg = task_config(base, task)
     aggregation = next(
         (m.get("aggregation", "mean") for m in cfg.get("metrics") or [] if m.get("name") == metric), "mean"
@@ -137,7 +138,7 @@ def compare_runs(
 ) -> Comparison:
     """Compare every metric of every shared task; gate each task's headline metric (or the `gate` names)."""
     thresholds = thresholds or {}
-    b_tasks, n_tasks = set(base["results"]), set(new["results"])
+    b_tasks, n_tasks = set(base["task_results"]), set(new["task_results"])
     shared = sorted(b_tasks & n_tasks)
     if tasks:
         shared = [t for t in shared if t in set(tasks)]
@@ -175,7 +176,10 @@ def compare_runs(
                 paired,
                 threshold_for(thresholds, task, metric),
             )
-            if delta is not None and ci is not None:
+            if d.base is not None and d.new is None:  # no value at all is worse than any drop
+                d.lost = True
+                d.regression = gated
+            elif delta is not None and ci is not None:
                 sign = 1.0 if hib else -1.0
                 best_end = max(sign * ci[0], sign * ci[1])  # interval ends, signed so that up is better
                 worst_end = min(sign * ci[0], sign * ci[1])
@@ -189,6 +193,17 @@ def _fmt(x: Optional[float]) -> str:
     return "–" if x is None else f"{x:.4f}"
 
 
+def _verdict(d: Delta) -> str:
+    """A row's verdict: REGRESSION (gated), worse, improved, ok, or why there is no delta."""
+    if d.lost:
+        return "REGRESSION (no value)" if d.regression else "no value in new"
+    if d.base is None and d.new is not None:
+        return "no value in base"
+    if d.regression:
+        return "REGRESSION"
+    return "improved" if d.improvement else "ok"
+
+
 def comparison_markdown(cmp: Comparison) -> str:
     """A markdown table of the deltas (regressions marked), with notes on unpaired rows and mismatches."""
     lines = [
@@ -198,9 +213,7 @@ def comparison_markdown(cmp: Comparison) -> str:
         "|---|---|---|---|---|---|---|---|",
     ]
     for d in cmp.deltas:
-        verdict = "REGRESSION" if d.regression else ("improved" if d.improvement else "ok")
-        if not d.gated and verdict == "REGRESSION":
-            verdict = "worse"
+        verdict = _verdict(d)
         ci = "–" if d.ci is None else f"[{d.ci[0]:+.4f}, {d.ci[1]:+.4f}]"
         pairs = str(d.n_pairs) if d.paired else "unpaired"
         name = f"**{d.metric}**" if d.gated else d.metric

@@ -46,7 +46,7 @@ def task_fields(run: dict[str, Any], task: str) -> dict[str, str]:
         "split"
     )
     return {
-        "version": str(tcfg.get("version", (run.get("results") or {}).get(task, {}).get("version"))),
+        "version": str(tcfg.get("version", (run.get("task_results") or {}).get(task, {}).get("version"))),
         "frame_spec_digest": str(tcfg.get("frame_spec_digest")),
         "split": str(split),
     }
@@ -56,7 +56,7 @@ def find_mismatches(runs: Sequence[dict[str, Any]], tasks: Sequence[str]) -> lis
     """Every (task, field) whose value differs among the runs that evaluated the task, plus the judge."""
     out: list[Mismatch] = []
     for task in tasks:
-        present = [r for r in runs if task in (r.get("results") or {})]
+        present = [r for r in runs if task in (r.get("task_results") or {})]
         fields: dict[str, dict[str, list[str]]] = {}
         for r in present:
             for name, value in task_fields(r, task).items():

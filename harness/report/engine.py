@@ -12,6 +12,7 @@ from typing import Any, Optional
 from harness.report.generic import generic_sections
 from harness.report.html_writer import render_html
 from harness.report.markdown_writer import render_markdown, write_figures
+from harness.report.pruning import prune_sections
 from harness.report.sections import ReportSection
 from harness.report.viewer import viewer_sections
 from harness.results.writer import atomic_write_text
@@ -72,7 +73,7 @@ def build_report(
     """All sections of a report: overview, benchmark renderers' paper tables, every task, sample viewer."""
     generic = generic_sections(runs)
     benchmark = renderer_sections(runs, registry) if registry is not None else []
-    return [generic[0], *benchmark, *generic[1:], *viewer_sections(runs, n_samples, data_dir)]
+    return prune_sections([generic[0], *benchmark, *generic[1:], *viewer_sections(runs, n_samples, data_dir)])
 
 
 def write_report(

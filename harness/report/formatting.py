@@ -7,6 +7,13 @@ from typing import Optional
 from harness.report.sections import Cell
 
 MISSING = "–"
+ELLIPSIS = "…"
+
+
+def shorten(text: str, limit: int) -> str:
+    """`text` cut to at most `limit` characters, ending in an ellipsis when cut (never mid-way silently)."""
+    text = " ".join(text.split()) if "\n" in text else text
+    return text if len(text) <= limit else text[: max(1, limit - 1)].rstrip() + ELLIPSIS
 
 
 def _num(x: Optional[float], fmt: str) -> str:

@@ -1,14 +1,23 @@
 """The report sections every task gets, whatever its plugin: headline metrics with CIs, the breakdown
-tables of results[task]["breakdowns"], error counts, groups, and an overview bar chart."""
+tables of task_results[task]["breakdowns"], error counts, groups, and an overview bar chart."""
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, Optional
 
 from harness.report import plots
-from harness.report.loading import all_tasks, runs_with_task, task_config, task_result
+from harness.report.loading import (
+    all_groups,
+    all_tasks,
+    group_result,
+    runs_with_task,
+    task_config,
+    task_result,
+)
 from harness.report.sections import Cell, Figure, ReportSection, Table
 from harness.report.stats import ci_from_samples
 
@@ -91,6 +100,17 @@ def _where(fields: list[str], value: str):
     return where
 
 
+def breakdown_names(runs: Sequence[dict], task: str, label: str) -> dict[str, str]:
+    """A breakdown's values in the task's order with their display names, from the task config's
+    `metadata.breakdown_labels.<field>`: [[value, name], ...] (a list: results files sort mapping keys)."""
+    for r in runs:
+        labels = (task_config(r, task).get("metadata") or {}).get("breakdown_labels") or {}
+        pairs = labels.get(label)
+        if isinstance(pairs, list) and all(isinstance(p, list) and len(p) == 2 for p in pairs):
+            return {str(value): str(name) for value, name in pairs}
+    return {}
+
+
 def breakdown_tables(runs: Sequence[dict], task: str) -> list[Table]:
     """One table per breakdown: models as rows, the breakdown's values as columns, the headline metric."""
     labels: list[str] = []
@@ -100,8 +120,10 @@ def breakdown_tables(runs: Sequence[dict], task: str) -> list[Table]:
                 labels.append(label)
     tables = []
     for label in labels:
+        names = breakdown_names(runs, task, label)
         values = sorted(
-            {v for r in runs for v in ((task_result(r, task)["breakdowns"] or {}).get(label) or {})}
+            {v for r in runs for v in ((task_result(r, task)["breakdowns"] or {}).get(label) or {})},
+            key=lambda v: (list(names).index(v) if v in names else len(names), v),
         )
         headline = task_result(runs[0], task).get("headline")
         fmt = metric_format(
@@ -116,7 +138,7 @@ def breakdown_tables(runs: Sequence[dict], task: str) -> list[Table]:
         )
         table = Table(
             f"{task}: {headline} by {label}",
-            values,
+            [names.get(v, v) for v in values],
             note="cells: value [95 % CI from the samples file, when present]; n in the HTML tooltip",
         )
         for r in runs:
@@ -178,13 +200,13 @@ def overview_section(runs: Sequence[dict]) -> ReportSection:
         table.add_row(r["_label"], cells)
         series.append((r["_label"], vals, cis))
     tables = [table]
-    groups = sorted({g for r in runs for g in (r.get("groups") or {})})
+    groups = all_groups(runs)
     if groups:
         gtable = Table("Groups", groups, note="sample-weighted mean of the members' headline metric (n)")
         for r in runs:
             cells = []
             for g in groups:
-                metrics = ((r.get("groups") or {}).get(g) or {}).get("metrics") or {}
+                metrics = (group_result(r, g) or {}).get("metrics") or {}
                 name, m = next(iter(sorted(metrics.items())), (None, {}))
                 cells.append(
                     Cell(m.get("value"), None, m.get("n"), fmt=metric_format(name or "", [m.get("value")]))
@@ -203,8 +225,18 @@ def overview_section(runs: Sequence[dict]) -> ReportSection:
         figures.append(
             Figure("overview_headline.png", "Headline metric per task and model, 95 % CIs.", chart)
         )
-    text = "Models: " + "; ".join(f"**{r['_label']}** (`{r['_source']}`)" for r in runs)
-    return ReportSection("Overview", text, tables, figures, level=2, key="overview")
+    return ReportSection("Overview", "", [runs_table(runs), *tables], figures, level=2, key="overview")
+
+
+def runs_table(runs: Sequence[dict]) -> Table:
+    """Which results files each row label stands for (paths relative to the folder they share)."""
+    paths = [Path(p) for r in runs for p in r.get("_sources") or [r["_source"]]]
+    root = Path(os.path.commonpath([str(p.parent) for p in paths])) if paths else Path(".")
+    table = Table("Runs", ["results files"], note=f"Files under `{root}`.")
+    for r in runs:
+        files = [str(Path(p).relative_to(root)) for p in r.get("_sources") or [r["_source"]]]
+        table.add_row(r["_label"], [Cell(", ".join(files), fmt="text")])
+    return table
 
 
 def generic_sections(runs: Sequence[dict]) -> list[ReportSection]:

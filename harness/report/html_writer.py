@@ -24,6 +24,7 @@ td.text { text-align: left; font-family: monospace; font-size: 0.92em; max-width
 span.ci { color: #666; font-size: 0.85em; white-space: nowrap; } span.n { color: #999; font-size: 0.8em; }
 caption { caption-side: top; text-align: left; font-weight: 600; padding-bottom: 0.2em; }
 p.note { color: #555; font-size: 0.85em; margin-top: 0; }
+div.scroll { overflow-x: auto; max-width: 100%; }
 figure { margin: 1em 0; } figure img { max-width: 100%; border: 1px solid #ddd; }
 figcaption { color: #555; font-size: 0.85em; }
 pre { background: #f7f7f7; border: 1px solid #e3e3e3; padding: 0.5em; white-space: pre-wrap; font-size: 0.85em; }
@@ -137,7 +138,7 @@ def render_html(sections: Sequence[ReportSection], title: str = "Evaluation repo
         body.append(f'<h{level} id="{s.anchor()}">{html.escape(s.title)}</h{level}>')
         if s.text:
             body.append(markdown_to_html(s.text))
-        body.extend(table_html(t) for t in s.tables)
+        body.extend(f'<div class="scroll">{table_html(t)}</div>' for t in s.tables)
         for f in s.figures:
             data = base64.b64encode(f.data()).decode("ascii")
             body.append(

@@ -1,19 +1,20 @@
 """Load results files (and the samples files next to them) into the run dicts reports work on.
 
-A run is the results dict of docs/results.md plus three keys the report adds: `_source` (the results
-file's path), `_label` (the model's row label, unique among the runs loaded together) and `_samples`
-({task: [sample records]} for the tasks whose samples file exists next to the results file).
+A run is the results dict of docs/results.md (older schema versions upgraded on reading) plus the keys the
+report adds: `_source` and `_sources` (the results file's path; a merged run lists each), `_label` (the
+model's short row label, unique among the runs loaded together) and `_samples` ({task: [sample records]} for
+the tasks whose samples file exists next to the results file).
 """
 
 from __future__ import annotations
 
 import json
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Optional
 
 from harness.errors import ConfigError
+from harness.results.upgrade import upgrade_results
 from harness.results.writer import read_samples
 
 
@@ -39,6 +40,7 @@ def expand_paths(paths: Iterable[str | Path]) -> list[Path]:
 
 
 def _read_json(path: Path) -> dict[str, Any]:
+    """A results file in the current schema (older versions upgraded: harness.results.upgrade)."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
@@ -51,7 +53,7 @@ def _read_json(path: Path) -> dict[str, Any]:
         raise ReportInputError(
             f"{path}: not a harness results file (needs 'model' and 'results'; see docs/results.md)"
         )
-    return data
+    return upgrade_results(data, str(path))
 
 
 def load_run(path: str | Path, with_samples: bool = True) -> dict[str, Any]:
@@ -59,6 +61,7 @@ def load_run(path: str | Path, with_samples: bool = True) -> dict[str, Any]:
     path = Path(path)
     run = _read_json(path)
     run["_source"] = str(path)
+    run["_sources"] = [str(path)]
     run["_label"] = str(run["model"].get("name", path.parent.name))
     samples: dict[str, list[dict]] = {}
     if with_samples:
@@ -70,35 +73,101 @@ def load_run(path: str | Path, with_samples: bool = True) -> dict[str, Any]:
     return run
 
 
-def _describe_args(run: dict[str, Any]) -> str:
+def _settings(run: dict[str, Any]) -> dict[str, str]:
+    """What tells two runs of one model apart in a row label: its args, seed and judge."""
     cfg = run.get("config") or {}
-    parts = [f"{k}={v}" for k, v in sorted((cfg.get("model_args") or {}).items())]
+    args = ((run.get("model") or {}).get("identity") or {}).get("args") or {}
+    out = {k: json.dumps(v, sort_keys=True) if not isinstance(v, str) else v for k, v in args.items()}
     if cfg.get("seed") is not None:
-        parts.append(f"seed={cfg['seed']}")
-    return ", ".join(parts)
+        out["seed"] = str(cfg["seed"])
+    judge = cfg.get("judge")
+    if judge:
+        out["judge"] = str(judge.get("name", "?"))
+    return out
+
+
+def _differing(runs: Sequence[dict[str, Any]]) -> None:
+    """Add to the labels of runs that share one the settings (args, seed, judge) that differ among them."""
+    settings = [_settings(r) for r in runs]
+    keys = sorted({k for s in settings for k in s})
+    varying = [k for k in keys if len({s.get(k) for s in settings}) > 1]
+    for r, s in zip(runs, settings, strict=True):
+        parts = [f"{k}={s[k]}" if k in s else f"no {k}" for k in varying]
+        if parts:
+            r["_label"] = f"{r['_label']} ({', '.join(parts)})"
+
+
+def _tasks_overlap(runs: Sequence[dict[str, Any]]) -> bool:
+    seen: set[str] = set()
+    for r in runs:
+        tasks = set(r.get("task_results") or {})
+        if tasks & seen:
+            return True
+        seen |= tasks
+    return False
+
+
+def _by_label(runs: Sequence[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    out: dict[str, list[dict[str, Any]]] = {}
+    for r in runs:
+        out.setdefault(r["_label"], []).append(r)
+    return out
 
 
 def unique_labels(runs: Sequence[dict[str, Any]]) -> None:
-    """Make `_label` unique: model name, then its args and seed, then the results file name."""
-    names = Counter(r["_label"] for r in runs)
-    for r in runs:
-        if names[r["_label"]] > 1:
-            args = _describe_args(r)
-            r["_label"] = f"{r['_label']} ({args})" if args else r["_label"]
-    names = Counter(r["_label"] for r in runs)
-    for r in runs:
-        if names[r["_label"]] > 1:
-            r["_label"] = f"{r['_label']} [{Path(r['_source']).name}]"
+    """Short row labels: the model name, then the settings that differ (args, seed, judge), then
+    "rescored", then "run N" (by creation time) for runs that still share a label and a task.
+
+    Runs that share a label but no task keep it: `merge_runs` makes them one row.
+    """
+    for same in _by_label(runs).values():
+        if len(same) > 1:
+            _differing(same)
+    for same in _by_label(runs).values():
+        if len(same) > 1 and len({bool(r.get("rescored_from")) for r in same}) > 1:
+            for r in same:
+                if r.get("rescored_from"):
+                    r["_label"] += " (rescored)"
+    for same in _by_label(runs).values():
+        if len(same) > 1 and _tasks_overlap(same):
+            for i, r in enumerate(sorted(same, key=lambda r: (str(r.get("created")), r["_source"])), 1):
+                r["_label"] += f" (run {i})"
+
+
+def _merge(same: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Runs of one model and settings over disjoint tasks as one run (one row in every table)."""
+    out = dict(same[0])
+    out["config"] = dict(out.get("config") or {})
+    out["config"]["tasks"] = {}
+    for key in ("task_results", "group_results", "_samples"):
+        out[key] = {}
+    out["_sources"] = []
+    out["incomplete_reasons"] = []
+    for r in same:
+        out["config"]["tasks"].update((r.get("config") or {}).get("tasks") or {})
+        for key in ("task_results", "group_results", "_samples"):
+            out[key].update(r.get(key) or {})
+        out["_sources"] += r["_sources"]
+        out["incomplete_reasons"] += r.get("incomplete_reasons") or []
+    out["complete"] = all(r.get("complete", True) is not False for r in same)
+    out["_source"] = ", ".join(out["_sources"])
+    return out
+
+
+def merge_runs(runs: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One run per label: runs that share a label (after unique_labels) cover disjoint tasks and merge."""
+    return [same[0] if len(same) == 1 else _merge(same) for same in _by_label(runs).values()]
 
 
 def load_runs(paths: Iterable[str | Path], with_samples: bool = True) -> list[dict[str, Any]]:
-    """Every results file under `paths`, loaded, with unique row labels."""
+    """Every results file under `paths`, loaded, with short unique row labels; runs of one model and
+    settings over different tasks (e.g. one run per benchmark) are merged into one row."""
     files = expand_paths(paths)
     if not files:
         raise ReportInputError("no results files given")
     runs = [load_run(p, with_samples) for p in files]
     unique_labels(runs)
-    return runs
+    return merge_runs(runs)
 
 
 def task_config(run: dict[str, Any], task: str) -> dict[str, Any]:
@@ -108,14 +177,24 @@ def task_config(run: dict[str, Any], task: str) -> dict[str, Any]:
 
 def runs_with_task(runs: Sequence[dict[str, Any]], task: str) -> list[dict[str, Any]]:
     """The runs that evaluated `task`, in the given order."""
-    return [r for r in runs if task in (r.get("results") or {})]
+    return [r for r in runs if task in (r.get("task_results") or {})]
 
 
 def all_tasks(runs: Sequence[dict[str, Any]]) -> list[str]:
     """Every task name of the runs, sorted."""
-    return sorted({t for r in runs for t in (r.get("results") or {})})
+    return sorted({t for r in runs for t in (r.get("task_results") or {})})
+
+
+def all_groups(runs: Sequence[dict[str, Any]]) -> list[str]:
+    """Every group name of the runs, sorted."""
+    return sorted({g for r in runs for g in (r.get("group_results") or {})})
 
 
 def task_result(run: dict[str, Any], task: str) -> Optional[dict[str, Any]]:
-    """results[task] of a run, or None."""
-    return (run.get("results") or {}).get(task)
+    """The harness's entry for `task` in a run (task_results[task]: docs/results.md), or None."""
+    return (run.get("task_results") or {}).get(task)
+
+
+def group_result(run: dict[str, Any], group: str) -> Optional[dict[str, Any]]:
+    """The harness's entry for `group` in a run (group_results[group]), or None."""
+    return (run.get("group_results") or {}).get(group)

@@ -65,13 +65,18 @@ class Cell:
 
 @dataclass
 class Table:
-    """A table with models (or other labels) as rows; `columns` excludes the row-label column."""
+    """A table with models (or other labels) as rows; `columns` excludes the row-label column.
+
+    `headline=True` marks a benchmark's headline tables: a run prints them on the console after its summary
+    (harness.report.console); every table goes to the report.
+    """
 
     title: str
     columns: list[str]
     rows: list[tuple[str, list[Cell]]] = field(default_factory=list)
     row_header: str = "model"
     note: str = ""
+    headline: bool = False
 
     def add_row(self, label: str, cells: list[Cell]) -> None:
         """Append a row; the number of cells must match the columns."""

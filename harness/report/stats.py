@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Optional
 
 from harness.report.loading import task_config
+from metrics import bootstrap_ci
 
 N_RESAMPLES = 1000
 Where = Optional[Callable[[dict], bool]]
@@ -55,8 +56,6 @@ def mean_ci(
     confidence: float = 0.95,
 ) -> Optional[tuple[float, float]]:
     """Clustered percentile bootstrap interval of the mean, or None with fewer than two values."""
-    from metrics import bootstrap_ci
-
     if len(values) < 2:
         return None
     lo, hi = bootstrap_ci(

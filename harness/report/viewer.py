@@ -18,7 +18,10 @@ from typing import Any, Optional
 
 import numpy as np
 
-from harness.report.loading import all_tasks, task_config
+from harness.data.media import Segment, VideoRef
+from harness.frames import FrameSpec, load_clip
+from harness.report.formatting import shorten
+from harness.report.loading import all_tasks, task_config, task_result
 from harness.report.sections import Cell, Figure, ReportSection, Table
 from harness.report.stats import as_number
 
@@ -27,10 +30,12 @@ log = logging.getLogger(__name__)
 MAX_STRIP_FRAMES = 12
 STRIP_SIDE = 128
 MAX_TEXT = 1500
+RAW_CELL = 200  # characters of a raw answer (and of the scores) in the every-model table
+ANSWER_CELL = 120  # characters of a parsed answer there
 
 
 def _headline_score(run: dict, task: str, rec: dict) -> Optional[float]:
-    head = ((run.get("results") or {}).get(task) or {}).get("headline")
+    head = (task_result(run, task) or {}).get("headline")
     return as_number((rec.get("scores") or {}).get(head)) if head else None
 
 
@@ -68,9 +73,6 @@ def frame_strip(video: Path, indices: Sequence[int]) -> tuple[bytes, int]:
     """A PNG of the given source frames side by side (at most MAX_STRIP_FRAMES, evenly chosen) and how
     many frames it shows. Raises harness.frames.MediaError for an undecodable video."""
     from matplotlib.image import imsave
-
-    from harness.data.media import Segment, VideoRef
-    from harness.frames import FrameSpec, load_clip
 
     picked = list(indices)
     if len(picked) > MAX_STRIP_FRAMES:
@@ -147,10 +149,10 @@ def sample_section(
         table.add_row(
             r["_label"],
             [
-                Cell(_clip(other.get("raw") or "")[:200], fmt="text"),
-                Cell(_clip(p.get("answer"))[:120], fmt="text"),
+                Cell(shorten(_clip(other.get("raw") or ""), RAW_CELL), fmt="text"),
+                Cell(shorten(_clip(p.get("answer")), ANSWER_CELL), fmt="text"),
                 Cell(str(p.get("valid")), fmt="text"),
-                Cell(_clip(other.get("scores")), fmt="text"),
+                Cell(shorten(_clip(other.get("scores")), RAW_CELL), fmt="text"),
             ],
         )
     return ReportSection(

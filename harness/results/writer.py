@@ -20,7 +20,7 @@ from harness.errors import ConfigError, OutputError
 from harness.files import write_atomic
 
 SCHEMA_PATH = Path(__file__).parent / "schemas" / "results.schema.json"
-RESULTS_SCHEMA_VERSION = 1
+RESULTS_SCHEMA_VERSION = 2  # 2: lm-eval's `results`/`groups`; the harness's own under task_results/group_results
 _TRACKED_PACKAGES = (
     "video-harness",
     "numpy",

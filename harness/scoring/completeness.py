@@ -49,13 +49,13 @@ def mark_completeness(results: dict[str, Any], max_error_rate: float = DEFAULT_M
     """Set `complete`, `incomplete_reasons` and `max_error_rate` in a results dict; return the reasons."""
     problems = [
         p
-        for name, res in (results.get("results") or {}).items()
+        for name, res in (results.get("task_results") or {}).items()
         for p in task_problems(name, res, max_error_rate)
     ]
-    for name, group in (results.get("groups") or {}).items():
+    for name, group in (results.get("group_results") or {}).items():
         if group.get("tables_error"):
             problems.append(f"group '{name}': its paper tables are missing: {group['tables_error']}")
-    if not results.get("results"):
+    if not results.get("task_results"):
         problems.append("no task was evaluated")
     results["complete"] = not problems
     results["incomplete_reasons"] = problems
@@ -66,7 +66,7 @@ def mark_completeness(results: dict[str, Any], max_error_rate: float = DEFAULT_M
 def first_errors(results: dict[str, Any], limit: int = 5) -> list[str]:
     """The first per-sample errors of the run, one line each: task, doc, kind/reason, message."""
     out = []
-    for name, res in (results.get("results") or {}).items():
+    for name, res in (results.get("task_results") or {}).items():
         for e in res.get("error_examples") or []:
             out.append(
                 f"{name} doc '{e.get('doc_id')}': {e.get('kind')}/{e.get('reason')}: {e.get('message')}"

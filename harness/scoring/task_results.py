@@ -110,7 +110,8 @@ def aggregate_task(
             log.warning("task '%s': %s", task.name, error)
         out["metrics"][m.name] = {
             "value": _clean(value),
-            "ci": [_clean(lo), _clean(hi)],
+            # no interval: null, never [null, null] (datasets' JSON reader, used by lm-eval's tracker, fails on it)
+            "ci": None if _clean(lo) is None and _clean(hi) is None else [_clean(lo), _clean(hi)],
             "n": len(values),
             "higher_is_better": m.higher_is_better,
         }

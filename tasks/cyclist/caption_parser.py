@@ -14,7 +14,7 @@ import json
 import re
 from typing import Any
 
-from tasks.cyclist.rule_judge import normalise
+from tasks.cyclist.rule_judge import first_of_overlaps, normalise
 from tasks.cyclist.vocab import COLORS, CYCLES, MATERIALS, NUMBER_WORDS, PATTERNS, SHAPES, SIZES
 
 ATTRIBUTES = ("mesh", "material", "size", "color")
@@ -108,12 +108,7 @@ def _nouns(sentence: str) -> list[tuple[int, int, str]]:
     spans = [(m.start(), m.end(), shape) for shape, pat in _SHAPE_SPANS for m in pat.finditer(sentence)]
     spans += [(m.start(), m.end(), "") for m in _GENERIC_RE.finditer(sentence)]
     spans.sort()
-    kept: list[tuple[int, int, str]] = []
-    for s in spans:
-        if kept and s[0] < kept[-1][1]:
-            continue
-        kept.append(s)
-    return kept
+    return first_of_overlaps(spans)
 
 
 def _modifiers(before: str) -> tuple[dict[str, str], int, bool]:

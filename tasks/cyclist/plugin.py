@@ -1,4 +1,4 @@
-"""Entry point of the CycliST task plugin: registers the task YAMLs in configs/ (no heavy imports)."""
+"""The CycliST plugin's one entry point: its task YAMLs and its report renderer (no heavy imports here)."""
 
 from harness.api import hookimpl
 
@@ -7,3 +7,13 @@ from harness.api import hookimpl
 def register_tasks(register):
     """The CycliST tasks, per-family variants, caption tasks and groups (configs/*.yaml)."""
     register("configs")
+
+
+@hookimpl
+def register_reports(register):
+    """The paper's Tables 4-12 and Fig. 8."""
+    register(
+        "cyclist",
+        "tasks.cyclist.report_sections:cyclist_sections",
+        "CycliST Tables 4-12 and Fig. 8 (accuracy by tier with the OLS decline line)",
+    )

@@ -1,9 +1,10 @@
 """CycliST report sections: the paper's Tables 4-12 and Fig. 8 from the tables the task's aggregate hook
-writes into results.json (tasks/cyclist/tables.py), models as rows.
+writes into results.json (tasks/cyclist/aggregate.py), models as rows.
 
-Per-tier VQA tables come from the tasks `cyclist_l1` .. `cyclist_l5` (results[task]["tables"]), caption
-tables from `cyclist_caption_l1` .. `_l5`. Cells carry the hook's paper chance level (`chance`) and, when
-the samples file is present, a clustered bootstrap CI over the same samples.
+Per-tier VQA tables come from the tasks `cyclist_l1` .. `cyclist_l5` (task_results[task]["tables"]), caption
+tables from `cyclist_caption_l1` .. `_l5`. Cells carry the hook's paper chance level (`chance`: a uniform
+guess over each question's own answers, averaged over the questions evaluated; shown once, in the column
+header) and, when the samples file is present, a clustered bootstrap CI over the same samples.
 """
 
 from __future__ import annotations
@@ -11,7 +12,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Optional
 
-from harness.report import Cell, Figure, ReportSection, Table, ci_from_samples, field_equals, plots
+from harness.report import (
+    Cell,
+    Figure,
+    ReportSection,
+    Table,
+    ci_from_samples,
+    field_equals,
+    plots,
+    task_result,
+)
 
 TIER_NAMES = {"L1": "Unicycle", "L2": "Uni. clut.", "L3": "Bicycle", "L4": "Tricycle", "L5": "Nightrider"}
 CYCLE_TIERS = ("L1", "L3", "L4")  # one, two, three cyclic objects at the same clutter (Tables 4, 8-12)
@@ -34,8 +44,7 @@ def caption_task(tier: str) -> str:
 
 
 def _tables(run: dict, task: str) -> Optional[dict]:
-    res = (run.get("results") or {}).get(task) or {}
-    tables = res.get("tables")
+    tables = (task_result(run, task) or {}).get("tables")
     return tables if isinstance(tables, dict) else None
 
 
@@ -63,7 +72,8 @@ def _table4(runs: Sequence[dict]) -> list[Table]:
         table = Table(
             f"Table 4 ({sym}): temporal descriptive accuracy (%)",
             cols,
-            note="query / comp(arison) / rel(ational) yes-no questions; chance 50 %.",
+            note="query / comp(arison) / rel(ational) yes-no questions; chance in the headers.",
+            headline=True,
         )
         for r in runs:
             table.add_row(
@@ -81,7 +91,7 @@ def _table5(runs: Sequence[dict]) -> list[Table]:
         cols,
         note="accuracy change from L1 to L2 in percentage points; band -10 to +10.",
     )
-    right = Table("Table 5 (right): Nightrider accuracy (%)", cols, note="L5; chance 50 %.")
+    right = Table("Table 5 (right): Nightrider accuracy (%)", cols, note="L5; chance in the headers.")
     for r in runs:
         deltas = []
         for q, _ in QUANTIFIERS:
@@ -133,7 +143,12 @@ def _caption_tables(runs: Sequence[dict]) -> list[Table]:
     ):
         level = "obj" if key == "table11_objects" else "cycle"
         cols = [f"{TIER_NAMES[t]} {m}" for t in CYCLE_TIERS for m in ("Pr", "Re", "F1")]
-        table = Table(title, cols, note="mean per-video precision, recall and F1; band 0 to 100 %.")
+        table = Table(
+            title,
+            cols,
+            note="mean per-video precision, recall and F1; band 0 to 100 %.",
+            headline=key == "table11_objects",
+        )
         for r in runs:
             cells = []
             for t in CYCLE_TIERS:
@@ -199,6 +214,50 @@ def _has_cyclist(run: dict) -> bool:
     return any(_tables(run, vqa_task(t)) or _tables(run, caption_task(t)) for t in TIER_NAMES)
 
 
+def _descriptive_section(vqa: list[dict[str, Any]]) -> ReportSection:
+    """Temporal descriptive VQA: Tables 4 and 5."""
+    return ReportSection(
+        "CycliST: temporal descriptive VQA", "", [*_table4(vqa), *_table5(vqa)], level=3, key="cyclist-descriptive"
+    )
+
+
+def _representative_section(vqa: list[dict[str, Any]]) -> ReportSection:
+    """Scene representative VQA: Tables 6-10 (orbits, transitions, counting, completed cycles, periods), Fig. 8."""
+    tables = [
+        _per_tier_table(
+            vqa,
+            "Table 6: orbits (%)",
+            [("Direction", "cycle_representative_clockwise"), ("Center", "cycle_representative_orbit")],
+            "chance in the headers: a uniform guess over each question's answers (2 directions; 8 colours "
+            "or 2 sizes for the center), averaged over the questions evaluated.",
+        ),
+        _per_tier_table(
+            vqa,
+            "Table 7: cyclic transitions (%)",
+            [("Transition", "cycle_representative_transition")],
+            "initial / next attribute value of changing objects; chance in the headers (uniform over "
+            "each question's colours or sizes, averaged over the questions evaluated).",
+        ),
+        _numeric_table(
+            vqa,
+            "Table 8: counting object cycles",
+            "numeric_counting",
+            True,
+            "accuracy (%) and MAE in cycles; MAE band from 1 to 0.",
+        ),
+        _numeric_table(
+            vqa, "Table 9: completed cycles", "numeric_occurrence", True, "accuracy (%) and MAE in cycles."
+        ),
+        _numeric_table(
+            vqa, "Table 10: frames per cycle (MAE)", "numeric_periodicity", False, "MAE in frames; band from 100 to 0."
+        ),
+    ]
+    fig = _figure8(vqa)
+    return ReportSection(
+        "CycliST: scene representative VQA", "", tables, [fig] if fig else [], level=3, key="cyclist-representative"
+    )
+
+
 def cyclist_sections(runs: list[dict[str, Any]]) -> list[ReportSection]:
     """The CycliST part of the report (empty when no run evaluated a CycliST tier task)."""
     mine = [r for r in runs if _has_cyclist(r)]
@@ -217,62 +276,7 @@ def cyclist_sections(runs: list[dict[str, Any]]) -> list[ReportSection]:
         )
     ]
     if vqa:
-        t6 = _per_tier_table(
-            vqa,
-            "Table 6: orbits (%)",
-            [("Direction", "cycle_representative_clockwise"), ("Center", "cycle_representative_orbit")],
-            "direction chance 50 %; center chance about 30 % (per question's answer domain).",
-        )
-        t7 = _per_tier_table(
-            vqa,
-            "Table 7: cyclic transitions (%)",
-            [("Transition", "cycle_representative_transition")],
-            "initial / next attribute value of changing objects; chance about 30 %.",
-        )
-        fig = _figure8(vqa)
-        sections.append(
-            ReportSection(
-                "CycliST: temporal descriptive VQA",
-                "",
-                [*_table4(vqa), *_table5(vqa)],
-                level=3,
-                key="cyclist-descriptive",
-            )
-        )
-        sections.append(
-            ReportSection(
-                "CycliST: scene representative VQA",
-                "",
-                [
-                    t6,
-                    t7,
-                    _numeric_table(
-                        vqa,
-                        "Table 8: counting object cycles",
-                        "numeric_counting",
-                        True,
-                        "accuracy (%) and MAE in cycles; MAE band from 1 to 0.",
-                    ),
-                    _numeric_table(
-                        vqa,
-                        "Table 9: completed cycles",
-                        "numeric_occurrence",
-                        True,
-                        "accuracy (%) and MAE in cycles.",
-                    ),
-                    _numeric_table(
-                        vqa,
-                        "Table 10: frames per cycle (MAE)",
-                        "numeric_periodicity",
-                        False,
-                        "MAE in frames; band from 100 to 0.",
-                    ),
-                ],
-                [fig] if fig else [],
-                level=3,
-                key="cyclist-representative",
-            )
-        )
+        sections += [_descriptive_section(vqa), _representative_section(vqa)]
     if cap:
         sections.append(
             ReportSection(

@@ -187,18 +187,22 @@ def extract_number(text: str, unit_words: tuple[str, ...] = ()) -> Extraction:
 
 
 # -- attributes -------------------------------------------------------------------------------------
+def first_of_overlaps(spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """The (start, end, value) spans, in their given order, less every span overlapping one kept before it."""
+    kept: list[tuple[int, int, str]] = []
+    for s in spans:
+        if not kept or s[0] >= kept[-1][1]:
+            kept.append(s)
+    return kept
+
+
 def attribute_mentions(t: str, domain: str) -> list[tuple[int, int, str]]:
     """(start, end, canonical value) of every mention of the domain's values, shorter overlaps removed."""
     spans = []
     for value in DOMAINS[domain]:
         spans.extend((m.start(), m.end(), value) for m in PATTERNS[value].finditer(t))
     spans.sort(key=lambda s: (s[0], -(s[1] - s[0])))
-    kept: list[tuple[int, int, str]] = []
-    for s in spans:
-        if kept and s[0] < kept[-1][1]:
-            continue
-        kept.append(s)
-    return kept
+    return first_of_overlaps(spans)
 
 
 _NEGATED_RE = re.compile(r"(?:\bnot|n't|\bnever|\bno longer)\s+(?:\w+\s+){0,2}$")

@@ -14,6 +14,8 @@ import math
 import re
 from typing import Any
 
+import numpy as np
+
 
 class BoxFormatError(ValueError):
     """A grounding answer that does not follow the stated format."""
@@ -89,3 +91,14 @@ def structured_boxes(structured: Any, frames: list[int]) -> list[list[list[float
         ]
         for k, per in enumerate(boxes)
     ]
+
+
+def raster(boxes: list[list[list[float]]], height: int, width: int) -> np.ndarray:
+    """(T, H, W) bool: the union of each frame's boxes, pixel-rounded."""
+    out = np.zeros((len(boxes), height, width), dtype=bool)
+    for t, per in enumerate(boxes):
+        for x, y, w, h in per:  # clipped to the frame first, so a huge (finite) number cannot overflow
+            x0, x1 = (int(round(min(max(v, 0.0), width))) for v in (x, x + w))
+            y0, y1 = (int(round(min(max(v, 0.0), height))) for v in (y, y + h))
+            out[t, y0:y1, x0:x1] = True
+    return out

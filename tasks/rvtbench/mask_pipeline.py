@@ -31,12 +31,13 @@ from harness.api import (
     registry,
     safe_media_path,
 )
+from harness.frames import FrameSpec, load_clip
 from metrics import encode_rle
 
 from .boxes import BoxFormatError, parse_text_boxes, structured_boxes
-from .hooks import parse as parse_masks
-from .hooks import video_size
-from .release import load_samples
+from .loader import load_samples
+from .parsing import parse as parse_masks
+from .targets import video_size
 
 ENV_NAME = "HARNESS_RVTBENCH_BOX_TO_MASK"
 ENV_MODEL = "HARNESS_RVTBENCH_BOX_TO_MASK_MODEL"
@@ -101,7 +102,6 @@ def _component(pipeline: dict) -> Any:
 
 def decode_frames(video: Path, frames: list[int]) -> np.ndarray:
     """(T, H, W, 3) uint8: exactly the source frames `frames` of `video`, at full resolution."""
-    from harness.frames import FrameSpec, load_clip
 
     ref = VideoRef(path=str(video), segments=tuple(Segment(start=t, end=t + 1) for t in frames))
     clip = load_clip(ref, FrameSpec(strategy="all"))

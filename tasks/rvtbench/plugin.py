@@ -1,4 +1,4 @@
-"""Plugin entry point of the RVTBench tasks: registers the folder of task YAMLs (no heavy imports)."""
+"""The RVTBench plugin's one entry point: its task YAMLs and its report renderer (no heavy imports here)."""
 
 from harness.api import hookimpl
 
@@ -7,3 +7,13 @@ from harness.api import hookimpl
 def register_tasks(register):
     """tasks/rvtbench/configs: rvtbench_seg, rvtbench_grounding, rvtbench_vqa, rvtbench_summary, group rvtbench."""
     register("configs")
+
+
+@hookimpl
+def register_reports(register):
+    """The category x level tables and the J&F / cIoU by level plots."""
+    register(
+        "rvtbench",
+        "tasks.rvtbench.report_sections:rvtbench_sections",
+        "RVTBench Tables 2-4 (category x level) with J&F and cIoU by level",
+    )

@@ -1,13 +1,13 @@
 """RVTBench report sections: the paper's Tables 2-4 (every metric per reasoning category x level, plus
 overall), models as rows, and J&F / cIoU by level plots, from the task's aggregate tables
-(results[task]["tables"]["by_category_level"], tasks/rvtbench/tables.py)."""
+(task_results[task]["tables"]["by_category_level"], tasks/rvtbench/aggregate.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from harness.report import Cell, Figure, ReportSection, Table, plots
+from harness.report import Cell, Figure, ReportSection, Table, all_tasks, plots, task_result
 
 CATEGORIES = ("semantic", "spatial", "temporal")
 LEVELS = ("L1", "L2", "L3", "L4")
@@ -23,7 +23,7 @@ OWN_SCALE = {"CIDEr-D": 10.0}
 
 
 def _tables(run: dict, task: str) -> dict:
-    tables = (((run.get("results") or {}).get(task) or {}).get("tables")) or {}
+    tables = (task_result(run, task) or {}).get("tables") or {}
     return tables if isinstance(tables, dict) else {}
 
 
@@ -33,9 +33,7 @@ def _cells(run: dict, task: str) -> dict:
 
 def rvtbench_tasks(runs: Sequence[dict]) -> list[str]:
     """RVTBench tasks (by name, with the category x level table) in the runs, sorted."""
-    return sorted(
-        {t for r in runs for t in (r.get("results") or {}) if t.startswith("rvtbench") and _cells(r, t)}
-    )
+    return [t for t in all_tasks(runs) if t.startswith("rvtbench") and any(_cells(r, t) for r in runs)]
 
 
 def _metrics_of(runs: Sequence[dict], task: str) -> list[str]:
@@ -46,7 +44,7 @@ def _metrics_of(runs: Sequence[dict], task: str) -> list[str]:
     return []
 
 
-def metric_table(runs: Sequence[dict], task: str, metric: str) -> Table:
+def metric_table(runs: Sequence[dict], task: str, metric: str, headline: bool = False) -> Table:
     """One metric: overall, then category x level columns (the paper's layout)."""
     keys = ["overall"] + [f"{c}|{lv}" for c in CATEGORIES for lv in LEVELS]
     cols = ["Overall"] + [f"{c.capitalize()} {lv}" for c in CATEGORIES for lv in LEVELS]
@@ -60,6 +58,7 @@ def metric_table(runs: Sequence[dict], task: str, metric: str) -> Table:
             else "band from 0 to 100 %"
         )
         + "; empty: no sample in the cell or the metric was not computed (see the task's results).",
+        headline=headline,
     )
     for r in runs:
         cells = _cells(r, task)
@@ -97,6 +96,31 @@ def level_figure(runs: Sequence[dict], task: str, metric: str) -> Figure:
     )
 
 
+def _headline_metric(runs: Sequence[dict], task: str, metrics: Sequence[str]) -> str:
+    """The table metric a run prints on the console: the task's headline where it is one, else the first."""
+    head = next((h for r in runs if (h := (task_result(r, task) or {}).get("headline"))), None)
+    return head if head in metrics else (metrics[0] if metrics else "")
+
+
+def _why_empty(runs: Sequence[dict], task: str, metrics: Sequence[str]) -> list[str]:
+    """Why a table may lack a model's numbers (samples that all failed, metrics not computed, no masks):
+    one line per reason, naming the models it applies to."""
+    reasons: dict[str, list[str]] = {}
+    for r in runs:
+        res = task_result(r, task) or {}
+        overall = _cells(r, task).get("overall") or {}
+        found = []
+        if res.get("n_samples") and res.get("n_errors") == res.get("n_samples"):
+            kinds = ", ".join(f"{k} {v}" for k, v in sorted((res.get("errors") or {}).items()))
+            found.append(f"all {res['n_samples']} samples are errors ({kinds}); see Task {task}")
+        found += [f"{m} {overall[f'{m}_reason']}" for m in metrics if overall.get(f"{m}_reason")]
+        if overall.get("n_not_applicable") and overall.get("n_not_applicable") == overall.get("n_samples"):
+            found.append("not applicable: the model returned no masks or boxes (text-only)")
+        for why in found:
+            reasons.setdefault(why.rstrip(". "), []).append(r["_label"])
+    return [f"{why} ({', '.join(labels)})." for why, labels in reasons.items()]
+
+
 def rvtbench_sections(runs: list[dict[str, Any]]) -> list[ReportSection]:
     """The RVTBench part of the report (empty when no run evaluated an RVTBench task)."""
     tasks = rvtbench_tasks(runs)
@@ -116,11 +140,12 @@ def rvtbench_sections(runs: list[dict[str, Any]]) -> list[ReportSection]:
         metrics = _metrics_of(mine, task)
         figures = [level_figure(mine, task, m) for m in metrics if m in PLOTTED]
         tokenizers = sorted({t for r in mine if (t := _tables(r, task).get("tokenizer"))})
+        text = [f"Captions PTB-tokenized by {' / '.join(tokenizers)}."] if tokenizers else []
         out.append(
             ReportSection(
                 f"RVTBench: {task}",
-                f"Captions PTB-tokenized by {' / '.join(tokenizers)}." if tokenizers else "",
-                [metric_table(mine, task, m) for m in metrics],
+                "\n\n".join(text + _why_empty(mine, task, metrics)),
+                [metric_table(mine, task, m, m == _headline_metric(mine, task, metrics)) for m in metrics],
                 figures,
                 level=3,
                 key=f"rvtbench-{task}",

@@ -199,3 +199,13 @@ def check_target(row: dict, num_frames: Optional[int], vocabulary: Optional[dict
 def _short(value: Any, limit: int = 60) -> str:
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def video_size(doc: dict, target: dict) -> tuple[int, int]:
+    """(height, width) of a sample's video: the row's own, else its first target mask's RLE size."""
+    if doc.get("height") and doc.get("width"):
+        return int(doc["height"]), int(doc["width"])
+    rles = target.get("masks") or []
+    if rles:
+        return tuple(int(v) for v in rles[0]["size"])
+    raise ValueError(f"doc {doc.get('id')}: no width/height given")

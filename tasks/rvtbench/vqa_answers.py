@@ -1,4 +1,4 @@
-"""VQA answer correctness and the `random` baseline's answer space (never the evaluated split's targets).
+"""VQA answer correctness: the rule judge over a build's canonical answers, or a judge model.
 
 A build's VQA rows carry a canonical short answer and its kind (builders/rvtbench/vqa.py): a value, a count,
 an event phrase, left/right, before/after or yes/no. The rule judge reads the reply for that kind: yes/no,
@@ -72,22 +72,3 @@ def judged_correct(judge: Any, doc: dict, reply: str) -> bool | None:
         (w for w in _words(judge.ask(prompt, template_id="rvtbench_vqa")) if w in ("yes", "no")), None
     )
     return None if first is None else first == "yes"
-
-
-def answer_space(docs: list[dict]) -> dict[str, list[str]] | list[str]:
-    """The `random` baseline's replies: per VQA kind the build's answer vocabulary; summaries from it too.
-
-    The vocabulary is the DT attribute domain and the event phrases (manifest "answer_vocabulary"), never
-    the evaluated answers; segmentation and grounding draw an empty reply (no masks, no boxes).
-    """
-    vocab: dict[str, list[str]] = {}
-    for d in docs:
-        for kind, values in (d.get("answer_vocabulary") or {}).items():
-            vocab.setdefault(kind, sorted(set(values)))
-    if not docs or docs[0]["task_type"] in ("segmentation", "grounding"):
-        return [""]
-    if docs[0]["task_type"] == "summary":
-        values = vocab.get("attribute") or ["an object"]
-        events = vocab.get("event") or ["stays in place"]
-        return [f"The video shows a {v} object, which {e}." for v in values for e in events]
-    return vocab or {"": ["yes", "no"]}

@@ -1,4 +1,5 @@
-"""Entry point of the TempCloze task plugin: registers the task YAML folder (no heavy imports here)."""
+"""The TempCloze plugin's one entry point: its task YAMLs, baseline models, importer and report renderer,
+all registered by reference (no heavy imports here)."""
 
 from harness.api import hookimpl
 
@@ -10,10 +11,35 @@ def register_tasks(register):
 
 
 @hookimpl
+def register_models(register):
+    """`tempcloze_edge` and `tempcloze_single_frame`: non-LLM baselines that read frames and labels only."""
+    register(
+        "tempcloze_edge",
+        "tasks.tempcloze.baselines.edge:EdgeModel",
+        "TempCloze baseline: the candidate whose boundary frames best continue the context",
+    )
+    register(
+        "tempcloze_single_frame",
+        "tasks.tempcloze.baselines.single_frame:SingleFrameModel",
+        "TempCloze baseline: one (middle) frame per clip, the candidate closest to the context",
+    )
+
+
+@hookimpl
 def register_importers(register):
     """`tempcloze-official`: the public repository's per-item outputs as samples (harness import)."""
     register(
         "tempcloze-official",
         "tasks.tempcloze.importer:TempClozeOfficialImporter",
         "TempCloze: the public repository's eval_results/**/<model>.json per-item outputs",
+    )
+
+
+@hookimpl
+def register_reports(register):
+    """Per-dimension, joint, error-source, reordering and pass@k tables."""
+    register(
+        "tempcloze",
+        "tasks.tempcloze.report_sections:tempcloze_sections",
+        "TempCloze per-dimension, joint, error-source, reordering and pass@k tables with bars",
     )

@@ -11,7 +11,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Optional
 
-from harness.report import Cell, Figure, ReportSection, Table, ci_from_samples, plots
+from harness.report import (
+    Cell,
+    Figure,
+    ReportSection,
+    Table,
+    all_groups,
+    all_tasks,
+    ci_from_samples,
+    group_result,
+    plots,
+    task_result,
+)
 
 DIMS = (("S", "Semantic"), ("A", "Alignment"), ("P", "Progression"))
 JOINT = (
@@ -25,19 +36,19 @@ JOINT = (
 
 
 def _tables(run: dict, task: str) -> dict:
-    tables = (((run.get("results") or {}).get(task) or {}).get("tables")) or {}
+    tables = (task_result(run, task) or {}).get("tables") or {}
+    return tables if isinstance(tables, dict) else {}
+
+
+def _group_tables(run: dict, group: str) -> dict:
+    tables = (group_result(run, group) or {}).get("tables") or {}
     return tables if isinstance(tables, dict) else {}
 
 
 def tempcloze_tasks(runs: Sequence[dict]) -> list[str]:
     """TempCloze tasks in the runs (by name and by the hook's tables), sorted."""
     return sorted(
-        {
-            t
-            for r in runs
-            for t in (r.get("results") or {})
-            if t.startswith("tempcloze") and "counts" in _tables(r, t)
-        }
+        {t for t in all_tasks(runs) if t.startswith("tempcloze") and any("counts" in _tables(r, t) for r in runs)}
     )
 
 
@@ -58,7 +69,8 @@ def dimension_table(runs: Sequence[dict], task: str) -> Table:
         f"{task}: accuracy by dimension (%)",
         cols,
         note="headline: invalid answers excluded (as the public analysis); last column counts them "
-        "as wrong. Chance 25 % (four candidates).",
+        "as wrong. Chance (in the headers): a uniform guess over the four candidates.",
+        headline=True,
     )
     for r in runs:
         tb = _tables(r, task)
@@ -151,6 +163,7 @@ def mixed_tables(runs: Sequence[dict], task: str) -> list[Table]:
         f"{task}: Mixed accuracy and error shares (%)",
         ["accuracy", "accuracy (invalid = wrong)"] + [f"errors to {n}" for _, n in DIMS],
         note="one distractor per dimension; error shares over valid wrong answers.",
+        headline=True,
     )
     for r in runs:
         tb = _tables(r, task)
@@ -295,26 +308,27 @@ def _dimension_bars(table: Table, task: str) -> Figure:
     png = plots.bar_chart(
         cats, series, f"{task}: accuracy by dimension (95 % CI)", "accuracy (%)", chance=chance
     )
-    return Figure(f"{task}_dimensions.png", "Accuracy per dimension; grey band: chance (25 %).", png)
+    return Figure(f"{task}_dimensions.png", "Accuracy per dimension; grey band: chance.", png)
 
 
 def _error_bars(runs: Sequence[dict], task: str) -> Optional[Figure]:
-    rows, parts = [], {}
-    for r in runs:
-        src = _tables(r, task).get("error_sources") or {}
-        for d, name in DIMS:
-            if d not in src:
-                continue
-            rows.append(f"{r['_label']} · {name}")
-            for k in _kinds(runs, task, d):
-                parts.setdefault(k, [])
-            for k in parts:
-                parts[k].append(((src[d].get("chosen") or {}).get(k) or {}).get("share_of_errors"))
-    if not rows:
+    """One panel per dimension: a bar per model (with errors there), a segment per distractor kind."""
+    panels = []
+    for d, name in DIMS:
+        mine = [r for r in runs if (_tables(r, task).get("error_sources") or {}).get(d, {}).get("n_errors")]
+        if not mine:
+            continue
+        parts = {
+            k: [
+                (((_tables(r, task)["error_sources"][d].get("chosen") or {}).get(k)) or {}).get("share_of_errors")
+                for r in mine
+            ]
+            for k in _kinds(runs, task, d)
+        }
+        panels.append((name, [r["_label"] for r in mine], parts))
+    if not panels:
         return None
-    for k in parts:  # kinds first seen later get leading Nones
-        parts[k] = [None] * (len(rows) - len(parts[k])) + parts[k]
-    png = plots.stacked_shares(rows, parts, f"{task}: which distractor took the errors")
+    png = plots.stacked_shares(panels, f"{task}: which distractor took the errors")
     return Figure(
         f"{task}_error_sources.png",
         "Error sources: share of each dimension's wrong answers going to each distractor kind.",
@@ -355,7 +369,7 @@ def frame_density_table(runs: Sequence[dict], group: str) -> Table:
     """The frame-density figure's numbers: one row per model and dimension, one column per frame count."""
     counts: list[str] = []
     for r in runs:
-        fd = ((((r.get("groups") or {}).get(group) or {}).get("tables") or {}).get("frame_density")) or {}
+        fd = _group_tables(r, group).get("frame_density") or {}
         counts += [c for c in fd.get("counts") or [] if c not in counts]
     counts.sort(key=int)
     table = Table(
@@ -364,7 +378,7 @@ def frame_density_table(runs: Sequence[dict], group: str) -> Table:
         note="TempCloze-Hard at each frame count (public subset/eval_frames.py); invalid answers excluded.",
     )
     for r in runs:
-        fd = ((((r.get("groups") or {}).get(group) or {}).get("tables") or {}).get("frame_density")) or {}
+        fd = _group_tables(r, group).get("frame_density") or {}
         by = fd.get("by_count") or {}
         if not by:
             continue
@@ -379,14 +393,7 @@ def frame_density_table(runs: Sequence[dict], group: str) -> Table:
 
 
 def _density_groups(runs: Sequence[dict]) -> list[str]:
-    return sorted(
-        {
-            g
-            for r in runs
-            for g, res in (r.get("groups") or {}).items()
-            if "frame_density" in ((res or {}).get("tables") or {})
-        }
-    )
+    return [g for g in all_groups(runs) if any("frame_density" in _group_tables(r, g) for r in runs)]
 
 
 def tempcloze_sections(runs: list[dict[str, Any]]) -> list[ReportSection]:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Optional
 
 from harness.api import FrameSpec, Segment, VideoRef, safe_media_path
+from harness.frames import probe_video, sample_indices  # the decoder's frame count and sampler
 from tasks.tempcloze.protocol import AFTER, BEFORE
 
 FULL = "Full"
@@ -53,7 +54,6 @@ def visible_clip(
     """The context clip `ref` cut to its visible K frames under the task's frame spec `spec`, and the
     clip's own frame spec. An unreadable file raises the core's MediaError (a counted media error); a clip
     that selects no frame is returned unchanged (the harness then reports it as an empty clip)."""
-    from harness.frames import probe_video, sample_indices  # the decoder's frame count and sampler
 
     info = probe_video(safe_media_path(root, ref.path, what))
     clip = ref.source_indices(info.num_frames, info.fps)

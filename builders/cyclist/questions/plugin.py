@@ -11,8 +11,10 @@ from harness.api import Builder, write_atomic
 from harness.hookspecs import hookimpl
 
 from ..layout import questions_file, split_dirs
-from .generate import answer_summary
-from .templates import FAMILIES
+from .generate import answer_summary, generate_questions, iter_scenes
+from .ground_truth import scene_ground_truth
+from .state import SceneSchemaError, SceneState
+from .templates import FAMILIES, load_templates
 
 
 class CyclistQuestionsBuilder(Builder):
@@ -87,8 +89,6 @@ def run_questions(
 ) -> dict:
     """Generate questions for a scene folder (or a list of scene files) and write them to `out` (a .json
     file, or a folder of the release's per-template files; see write_questions)."""
-    from .generate import generate_questions
-    from .templates import load_templates
 
     if isinstance(scenes, (str, Path)) and not Path(scenes).exists():
         raise FileNotFoundError(f"--scenes {scenes}: no such file or folder")
@@ -144,9 +144,6 @@ def questions_for_build(
 
 def write_ground_truth(scenes: Path, out: Path) -> None:
     """Write {scenes: [scene_ground_truth...], skipped: [...]} for a scene folder."""
-    from .generate import iter_scenes
-    from .ground_truth import scene_ground_truth
-    from .state import SceneSchemaError, SceneState
 
     records, skipped = [], []
     for name, scene in iter_scenes(scenes):

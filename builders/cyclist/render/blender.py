@@ -13,6 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
+from harness.frames import write_video
+
 from ..camera import euler_xyz
 from ..masks import MaskRecorder
 from ..state import frame_states
@@ -115,7 +117,6 @@ class BlenderRenderer:
 
     def render(self, scene: dict, video_path: Path, fps: float | None = None) -> dict:
         """Render every frame with Cycles, encode to H.264, and return the (raster-geometry) masks."""
-        from harness.frames import write_video
 
         bpy = self.bpy
         st = frame_states(scene)

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
+from harness.frames import write_video
+
 from ..camera import euler_xyz
 from ..masks import MaskRecorder
 from ..state import SceneStates, frame_states
@@ -153,7 +155,6 @@ class RasterRenderer:
 
     def render(self, scene: dict, video_path: Path, fps: float | None = None) -> dict:
         """Write the scene's H.264 video and return its masks record (exact, from the same z-buffer)."""
-        from harness.frames import write_video
 
         states = frame_states(scene)
         rec = MaskRecorder(len(states.meshes), self.width, self.height, self.name)

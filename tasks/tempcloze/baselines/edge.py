@@ -9,18 +9,16 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from harness.api import Capabilities, Model, ModelArgsError, Request, Response
-from tasks.tempcloze.baselines.features import answer, clips_by_label, cosine, frame_features
+from harness.api import ModelArgsError, Request
+from tasks.tempcloze.baselines.features import SimilarityBaseline, clips_by_label, cosine, frame_features
 
 
-class EdgeModel(Model):
+class EdgeModel(SimilarityBaseline):
     """Boundary-continuity baseline (no language model); reads frames and clip labels only."""
 
     name = "tempcloze_edge"
-    capabilities = Capabilities(video=True, multi_video=True, images=False)
     accepted_args: ClassVar[tuple[str, ...]] = ("edge_frames",)
-    #: reads labelled context and candidate clips: any other task would get empty (invalid) answers
-    answer_types: ClassVar[frozenset[str]] = frozenset({"clip_choice"})
+    evidence = "boundary-frame similarity"
 
     def __init__(self, edge_frames: int = 4, **model_args: Any):
         try:
@@ -47,17 +45,4 @@ class EdgeModel(Model):
                 sides.append(cosine(feats[-self.edge :].mean(0), right))
             if sides:
                 out[letter] = sum(sides) / len(sides)
-        return out
-
-    def generate(self, requests: list[Request]) -> list[Response]:
-        """One JSON answer per request (empty, hence invalid, when no labelled clips arrive)."""
-        out = []
-        for r in requests:
-            scores = self.scores(r)
-            why = (
-                "boundary-frame similarity"
-                if scores
-                else "no labelled context and candidate clips in the request"
-            )
-            out.append(answer(scores, why))
         return out

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Optional
+from typing import ClassVar, Optional
 
 import cv2
 import numpy as np
 
-from harness.api import Request, Response, VideoPart
+from harness.api import Capabilities, Model, Request, Response, VideoPart
 
 THUMB = 16
 _CANDIDATE = re.compile(r"^\[Candidate ([A-Z])\]$")
@@ -79,3 +79,26 @@ def answer(scores: dict[str, float], why: str) -> Response:
     text = json.dumps({"answer": best, "reason": why})
     rounded = {k: round(v, 6) for k, v in sorted(scores.items())}
     return Response(text=text, structured={"scores": rounded, "probabilities": linear_probabilities(rounded)})
+
+
+class SimilarityBaseline(Model):
+    """A non-LLM baseline that scores each candidate clip by frame similarity to the context and answers the
+    best one; it reads frames and clip labels only. Subclasses give `scores` and `evidence`."""
+
+    capabilities = Capabilities(video=True, multi_video=True, images=False)
+    #: reads labelled context and candidate clips: any other task would get empty (invalid) answers
+    answer_types: ClassVar[frozenset[str]] = frozenset({"clip_choice"})
+    evidence: ClassVar[str] = "frame similarity"  # what its answers say they rest on
+
+    def scores(self, request: Request) -> dict[str, float]:
+        """A score per candidate letter (empty when the request has no labelled context and candidates)."""
+        raise NotImplementedError
+
+    def generate(self, requests: list[Request]) -> list[Response]:
+        """One JSON answer per request (empty, hence invalid, when no labelled clips arrive)."""
+        out = []
+        for r in requests:
+            scores = self.scores(r)
+            why = self.evidence if scores else "no labelled context and candidate clips in the request"
+            out.append(answer(scores, why))
+        return out

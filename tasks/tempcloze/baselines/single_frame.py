@@ -6,18 +6,16 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from harness.api import Capabilities, Model, Request, Response
-from tasks.tempcloze.baselines.features import answer, clips_by_label, cosine, frame_features
+from harness.api import Request
+from tasks.tempcloze.baselines.features import SimilarityBaseline, clips_by_label, cosine, frame_features
 
 
-class SingleFrameModel(Model):
+class SingleFrameModel(SimilarityBaseline):
     """Single-frame appearance baseline (no language model); reads frames and clip labels only."""
 
     name = "tempcloze_single_frame"
-    capabilities = Capabilities(video=True, multi_video=True, images=False)
     accepted_args: ClassVar[tuple[str, ...]] = ()
-    #: reads labelled context and candidate clips: any other task would get empty (invalid) answers
-    answer_types: ClassVar[frozenset[str]] = frozenset({"clip_choice"})
+    evidence = "middle-frame similarity"
 
     def __init__(self, **model_args: Any):
         super().__init__(**model_args)
@@ -35,17 +33,4 @@ class SingleFrameModel(Model):
             f = self._middle(frames)
             if context:
                 out[letter] = sum(cosine(c, f) for c in context) / len(context)
-        return out
-
-    def generate(self, requests: list[Request]) -> list[Response]:
-        """One JSON answer per request (empty, hence invalid, when no labelled clips arrive)."""
-        out = []
-        for r in requests:
-            scores = self.scores(r)
-            why = (
-                "middle-frame similarity"
-                if scores
-                else "no labelled context and candidate clips in the request"
-            )
-            out.append(answer(scores, why))
         return out

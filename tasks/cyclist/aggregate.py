@@ -13,10 +13,10 @@ from typing import Any, Optional
 
 from harness.api import Response
 from tasks.cyclist.families import FAMILIES
-from tasks.cyclist.hooks import answer_space, doc_domain, judge_case, parse, score
+from tasks.cyclist.parsing import judge_case, parse
+from tasks.cyclist.request import answer_space, doc_domain
+from tasks.cyclist.scoring import score
 from tasks.cyclist.vocab import TIERS
-
-CAPTION_KEYS = ("obj_precision", "obj_recall", "obj_f1", "cycle_precision", "cycle_recall", "cycle_f1")
 
 
 def _mean(values: list[float]) -> Optional[float]:

@@ -22,6 +22,9 @@ from pathlib import Path
 from typing import Optional
 
 from harness.cache.hash_index import HashIndex
+from harness.frames.errors import MediaError
+from harness.frames.folder import folder_identity, frame_files
+from harness.frames.probe import check_file
 
 log = logging.getLogger("harness.data.media")
 
@@ -50,25 +53,13 @@ def forget() -> None:
             _index.forget()
 
 
-def _check(path: str) -> os.stat_result:
-    from harness.frames.probe import check_file  # lazy: harness.frames imports harness.data.media
-
-    return check_file(path)
-
-
-def _frame_files(folder: Path) -> list[Path]:
-    from harness.frames.folder import frame_files  # the one definition of a frame folder's frames
-
-    return frame_files(folder)
-
-
 def version_key(path: str | os.PathLike, st: os.stat_result) -> tuple:
     """What identifies one version of a file without reading it: path, device, inode, size and mtime (and,
     for a frame folder, the same of every image in it). No symlink resolution: the inode names the file."""
     key: tuple = (os.path.abspath(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
     if stat.S_ISDIR(st.st_mode):
         inner = []
-        for f in _frame_files(Path(path)):
+        for f in frame_files(Path(path)):
             s = f.stat()
             inner.append((f.name, s.st_size, s.st_mtime_ns, s.st_ino))
         key += (tuple(inner),)
@@ -102,9 +93,7 @@ def _remember(key: tuple, digest: str) -> None:
 
 def _read_digest(path: Path, st: os.stat_result) -> str:
     if stat.S_ISDIR(st.st_mode):
-        from harness.frames.folder import folder_identity  # frames' names and bytes, in frame order
-
-        return folder_identity(path)
+        return folder_identity(path)  # frames' names and bytes, in frame order
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for chunk in iter(lambda: f.read(1 << 20), b""):
@@ -113,8 +102,6 @@ def _read_digest(path: Path, st: os.stat_result) -> str:
 
 
 def _digest(path: str, st: os.stat_result, refresh: bool) -> str:
-    from harness.frames.errors import MediaError
-
     try:
         key = version_key(path, st)
         digest = known_digest(key, refresh=refresh)
@@ -126,14 +113,15 @@ def _digest(path: str, st: os.stat_result, refresh: bool) -> str:
     return digest
 
 
-def content_hash(path: str | os.PathLike) -> str:
-    """The content identity of a video file or frame folder (memoised; read at most once per version).
+def media_identity(path: str | os.PathLike) -> str:
+    """The content identity of a video file or frame folder: sha256 of its bytes, read once per file version.
 
-    Raises MediaError (missing, not_a_file, empty, unreadable) before opening anything that is not a
+    Content rather than path, so a moved file keeps its cache entries and a replaced file never serves
+    stale ones. Raises MediaError (missing, not_a_file, empty, unreadable) before opening anything that is not a
     readable regular file or frame folder, so a FIFO never blocks and a directory never crashes.
     """
     p = os.fspath(path)
-    return _digest(p, _check(p), refresh=True)
+    return _digest(p, check_file(p), refresh=True)
 
 
 def hash_files(
@@ -141,13 +129,11 @@ def hash_files(
 ) -> dict[str, str]:
     """The content hash of every distinct readable path, hashing those not yet known in parallel threads
     with a progress bar. Unreadable paths are left out (keying the request reports them as media errors)."""
-    from harness.frames.errors import MediaError
-
     out: dict[str, str] = {}
     todo: list[tuple[str, os.stat_result]] = []
     for p in dict.fromkeys(os.fspath(x) for x in paths):
         try:
-            st = _check(p)
+            st = check_file(p)
             digest = known_digest(version_key(p, st))
         except (MediaError, OSError):
             continue

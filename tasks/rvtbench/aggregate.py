@@ -22,7 +22,8 @@ from metrics import BertScoreUnavailable, ap50, bertscore, bleu4, cider_d, rouge
 from metrics.grounding import ciou_from_counts, frame_areas, frame_iou
 from metrics.ptb_java import active_tokenizer, tokenize_captions
 
-from .hooks import raster, video_size
+from .boxes import raster
+from .targets import video_size
 
 CATEGORIES = ("semantic", "spatial", "temporal")
 LEVELS = (1, 2, 3, 4)

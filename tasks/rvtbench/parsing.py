@@ -1,4 +1,4 @@
-"""RVTBench task hooks: loader, prompts' frame list, parsing, per-sample scores, oracle answers.
+"""The parse hook of RVTBench: masks, boxes or text by task type; unusable dense answers are invalid.
 
 Segmentation needs masks from the model (Response.structured {"masks": [RLE per frame]}), grounding boxes.
 A reply with no usable masks or boxes (none at all, none on any frame, undecodable, the wrong size, or boxes
@@ -9,47 +9,17 @@ score higher than one that tries) and never masks faked from boxes (that is `rvt
 
 from __future__ import annotations
 
-import numpy as np
-
 from harness.api import Parsed, Response
-from metrics import decode_rle, j_and_f, jaccard, per_query_iou, rouge_l_per_sample
-from metrics.ptb_java import tokenize_captions
+from metrics import decode_rle
 
 from .boxes import BoxFormatError, parse_text_boxes, structured_boxes
-from .release import load_samples
+from .targets import video_size
 from .vqa_answers import judged_correct, rule_correct
 
 NO_MASKS = (
     "no masks: the reply has no structured masks (a text-only model?); invalid, scored J = F = 0. Use a "
     "mask-producing model, or the explicit box-to-mask pipeline of the task rvtbench_seg_boxes"
 )
-ZERO_DENSE = {"segmentation": {"J": 0.0, "F": 0.0, "J&F": 0.0}, "grounding": {"IoU": 0.0}}
-
-
-def load(root, split, options):
-    """Loader hook: rows of options['task_type'] from a build or the release."""
-    return load_samples(root, split, options)
-
-
-def video_size(doc: dict, target: dict) -> tuple[int, int]:
-    """(height, width) of a sample's video: the row's own, else its first target mask's RLE size."""
-    if doc.get("height") and doc.get("width"):
-        return int(doc["height"]), int(doc["width"])
-    rles = target.get("masks") or []
-    if rles:
-        return tuple(int(v) for v in rles[0]["size"])
-    raise ValueError(f"doc {doc.get('id')}: no width/height given")
-
-
-def raster(boxes: list[list[list[float]]], height: int, width: int) -> np.ndarray:
-    """(T, H, W) bool: the union of each frame's boxes, pixel-rounded."""
-    out = np.zeros((len(boxes), height, width), dtype=bool)
-    for t, per in enumerate(boxes):
-        for x, y, w, h in per:  # clipped to the frame first, so a huge (finite) number cannot overflow
-            x0, x1 = (int(round(min(max(v, 0.0), width))) for v in (x, x + w))
-            y0, y1 = (int(round(min(max(v, 0.0), height))) for v in (y, y + h))
-            out[t, y0:y1, x0:x1] = True
-    return out
 
 
 def _parse_masks(response: Response, doc: dict) -> Parsed:
@@ -126,45 +96,3 @@ def parse(response: Response, doc: dict, judge=None) -> Parsed:
             correct = rule_correct(text, canonical, kind, vocab.get(kind, []), vocab.get("event", []))
         parsed.extra["correct"] = correct
     return parsed
-
-
-def _mask_stack(masks: list, height: int, width: int) -> np.ndarray:
-    return np.stack([decode_rle(m)[0] if m is not None else np.zeros((height, width), bool) for m in masks])
-
-
-def score(parsed: Parsed, target: dict, doc: dict) -> dict:
-    """Per-sample J, F, J&F (segmentation), IoU (grounding) or ROUGE-L (text); dataset metrics in aggregate."""
-    task_type = doc["task_type"]
-    if task_type in ZERO_DENSE and not parsed.valid:
-        return dict(ZERO_DENSE[task_type])  # the invalid answer: zero, inside the mean
-    if task_type == "segmentation":
-        h, w = video_size(doc, target)
-        gt = _mask_stack(target["masks"], h, w)
-        pred = _mask_stack(parsed.answer, h, w)
-        stats = j_and_f(pred, gt)
-        return {"J": float(jaccard(pred, gt).mean()), "F": stats["F_mean"], "J&F": stats["J&F"]}
-    if task_type == "grounding":
-        h, w = video_size(doc, target)
-        gt = raster(target["boxes"], h, w)
-        pred = raster(parsed.answer, h, w)
-        return {"IoU": float(per_query_iou([pred], [gt])[0])}  # mean per-frame IoU (LISA's per image)
-    cand, ref = tokenize_captions([parsed.answer if parsed.valid else "", target["text"]], memo=True)
-    out = {"ROUGE-L": rouge_l_per_sample([cand], [[ref]], tokenize=False)[0]}
-    if task_type == "vqa":
-        correct = (parsed.extra or {}).get("correct") if target.get("canonical") is not None else None
-        out["accuracy"] = None if correct is None else float(correct)
-    return out
-
-
-def oracle_answer(doc: dict, target: dict):
-    """The target in the model output contract (structured masks/boxes, or text)."""
-    if doc["task_type"] == "segmentation":
-        return {"text": "", "structured": {"masks": target["masks"]}}
-    if doc["task_type"] == "grounding":
-        return {"text": "", "structured": {"boxes": target["boxes"]}}
-    return target["text"]
-
-
-def target(doc: dict) -> dict:
-    """The ground truth: {frames, masks} / {frames, boxes} / {text}."""
-    return doc["answer"]
