@@ -6,15 +6,21 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 TORCH_SPEC ?= torch==2.14.1 torchvision==0.29.1
 DEMO_OUT ?= demo_out
-# Peers' environments (docs/frames.md, docs/plugins.md): the decoder tests run again under the oldest PyAV the
-# core declares and, with the `lmms` extra (lmms-eval 0.7.3, which caps PyAV below 16), in lmms-eval's own
-# environment, where the lmms-eval comparisons run too; lm-eval's own readers read our results files. Each is
-# a --target folder put first on PYTHONPATH in front of the main venv, installed once and kept until setup.cfg changes.
+# Peers' environments (docs/frames.md, docs/plugins.md): the decoder tests (the files that decode or encode
+# with PyAV; the sampler's index arithmetic does not) run again under the oldest PyAV the core declares and,
+# with the `lmms` extra (lmms-eval 0.7.3, which caps PyAV below 16), in lmms-eval's own environment, where the
+# lmms-eval comparisons run too; lm-eval's own readers read our results files. Each is a --target folder put
+# first on PYTHONPATH in front of the main venv, installed once and kept until setup.cfg changes.
 PEERS := $(VENV)/peers
 AV_OLDEST ?= 12.0.0
-DECODER_TESTS := tests/test_frames_decode.py tests/test_frames_writer.py tests/test_frames_cache.py tests/test_frames_sampler.py
+DECODER_TESTS := tests/test_frames_decode.py tests/test_frames_writer.py tests/test_frames_cache.py
 LMMS_TESTS := tests/test_lmms_eval_tasks.py tests/test_lmms_port.py tests/test_lmms_conventions.py
+# The suite runs on every core (pytest-xdist, the `test` extra); each test file stays on one worker
+# (--dist loadfile), so a module fixture is built once. PYTEST_WORKERS=0 runs it in one process. The peers'
+# runs are a few files: serial, where starting the workers would cost more than they save.
+PYTEST_WORKERS ?= auto
 PEER_PYTEST := $(PY) -m pytest -q -p no:cacheprovider
+PYTEST := $(PEER_PYTEST) -n $(PYTEST_WORKERS) --dist loadfile
 # lm-eval's own readers of results files (utils.make_table, the tracker's file-name helpers) for the results
 # schema test; they need only these of lm-eval's dependencies (the rest, torch and transformers, come from the venv)
 LM_EVAL_PEER := lm-eval==0.4.13 pytablewriter DataProperty mbstrdecoder pathvalidate tabledata tcolorpy typepy \
@@ -72,7 +78,7 @@ test: setup
 		$(PY) -c "from transformers.utils.import_utils import is_torchcodec_usable as u; \
 			print('torchcodec can decode video:', u(decode='video'))" || true; fi
 	$(PY) -m ruff check .
-	$(PY) -m pytest -q -p no:cacheprovider
+	$(PYTEST)
 	$(MAKE) --no-print-directory test-peers
 
 test-peers: setup setup-peers

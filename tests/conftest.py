@@ -5,6 +5,7 @@ from __future__ import annotations
 import configparser
 import os
 import re
+import socket
 import subprocess
 import sys
 import textwrap
@@ -28,6 +29,16 @@ def write_dist_info(site: Path, dist: str, version: str, entry_points: dict[str,
     (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: {version}\n")
     lines = ["[harness]"] + [f"{k} = {v}" for k, v in entry_points.items()]
     (info / "entry_points.txt").write_text("\n".join(lines) + "\n")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def private_harness_cache(tmp_path_factory):
+    """A harness cache of this test process's own (each xdist worker has one), never the user's
+    ~/.cache/video-harness: runs without a cache_dir start cold as on CI, and workers never share a sqlite."""
+    patch = pytest.MonkeyPatch()
+    patch.setenv("HARNESS_CACHE_DIR", str(tmp_path_factory.mktemp("harness-cache")))
+    yield
+    patch.undo()
 
 
 @pytest.fixture(scope="session")
@@ -110,6 +121,20 @@ def harness_env(plugin_site: Path | None = None, **extra: str) -> dict[str, str]
     env["PYTHONPATH"] = os.pathsep.join(paths + [env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     env.update(extra)
     return env
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 now (bound to port 0, then released), for a server or torchrun's
+    rendezvous: a fixed or pid-derived port can collide between parallel test workers or with another run."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def torchrun_harness(torchrun: str, args: list[str], env: dict, timeout: int = 600) -> subprocess.CompletedProcess:
+    """`python -m harness ARGS` as two gloo ranks under torchrun, on a free rendezvous port."""
+    cmd = [torchrun, "--nproc_per_node", "2", "--master_port", str(free_port()), "-m", "harness", *args]
+    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
 
 
 def run_harness(

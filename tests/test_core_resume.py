@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import signal
 import sqlite3
@@ -14,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import PLUGIN_PKG, harness_env, run_harness
+from conftest import PLUGIN_PKG, harness_env, run_harness, torchrun_harness
 
 TASKS_DIR = PLUGIN_PKG / "harness_colors" / "tasks"
 
@@ -142,22 +141,8 @@ def test_two_ranks_equal_one_rank(tmp_path, colors_root, plugin_site):
     one = run_harness(_args(colors_root, tmp_path / "one", tmp_path / "c1", tmp_path / "l1"), env)
     assert one.returncode == 0, one.stderr
     env.pop("RANK", None)
-    two = subprocess.run(
-        [
-            _torchrun(),
-            "--nproc_per_node",
-            "2",
-            "--master_port",
-            str(29500 + os.getpid() % 1000),
-            "-m",
-            "harness",
-            *_args(colors_root, tmp_path / "two", tmp_path / "c2", tmp_path / "l2"),
-        ],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    two_args = _args(colors_root, tmp_path / "two", tmp_path / "c2", tmp_path / "l2")
+    two = torchrun_harness(_torchrun(), two_args, env, 300)
     assert two.returncode == 0, two.stderr
     assert _results(tmp_path / "one") == _results(tmp_path / "two")
     pids = {line.split()[0] for line in (tmp_path / "l2").read_text().splitlines()}

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import harness_env, run_harness, run_in
+from conftest import harness_env, run_harness, run_in, torchrun_harness
 from harness.plugins.loading import load_plugins
 from harness.results.writer import read_samples
 
@@ -85,25 +84,8 @@ def test_two_ranks_over_gloo_equal_one_rank(data, checkpoints, tmp_path):
     )
     assert one.returncode == 0, one.stderr
     torchrun = Path(sys.executable).with_name("torchrun")
-    two = subprocess.run(
-        [
-            str(torchrun),
-            "--nproc_per_node",
-            "2",
-            "--master_port",
-            str(29600 + os.getpid() % 1000),
-            "-m",
-            "harness",
-            *common,
-            "--output_path",
-            str(tmp_path / "two"),
-            "--cache_dir",
-            str(tmp_path / "c2"),
-        ],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
+    two = torchrun_harness(
+        str(torchrun), [*common, "--output_path", str(tmp_path / "two"), "--cache_dir", str(tmp_path / "c2")], env
     )
     assert two.returncode == 0, two.stderr
     res = [json.loads(next((tmp_path / n).rglob("results_*.json")).read_text()) for n in ("one", "two")]

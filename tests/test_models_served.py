@@ -10,7 +10,6 @@ sampled frames reproduces every in-process answer; frames as images, or a lossy 
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -19,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from conftest import free_port
 from harness.contract.messages import Message, Request, TextPart, VideoPart
 from harness.data.media import VideoRef
 
@@ -44,19 +44,13 @@ def _torchcodec_usable() -> bool:
     return is_torchcodec_usable(decode="video")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
     """(checkpoint folder, base_url) of a running `transformers serve` on 127.0.0.1."""
     if not _torchcodec_usable():
         pytest.skip("transformers serve decodes video with torchcodec, which needs FFmpeg's shared libraries")
     folder = tiny.build_qwen2_vl(tmp_path_factory.mktemp("served") / "qwen2_vl")
-    port = _free_port()
+    port = free_port()
     log = open(tmp_path_factory.mktemp("serve_log") / "serve.log", "w")  # noqa: SIM115 - closed below
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     proc = subprocess.Popen(
