@@ -77,7 +77,7 @@ def bench_hf(fast: bool) -> list[dict]:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     import torch
 
-    from models.hf.presets import PRESETS
+    from harness_models.hf.presets import PRESETS
 
     tiny = from_tests("tiny_mirrors")
     threads = torch.get_num_threads()
@@ -126,7 +126,7 @@ class _SleepyServer(from_tests("servers.chat").ChatServer):
 
 def bench_openai(fast: bool) -> list[dict]:
     """Requests per second with `concurrency` in flight vs the ideal concurrency / latency."""
-    from models.openai_api.adapter import OpenAIModel
+    from harness_models.openai_api.adapter import OpenAIModel
 
     latency, concurrency, count = (0.05, 8, 32) if fast else (0.2, 16, 256)
     server = _SleepyServer(latency)

@@ -8,8 +8,8 @@ import tracemalloc
 
 import numpy as np
 
-from builders.cyclist.scene import dump_scene, generate_scene
-from builders.cyclist.settings import Composition, SceneSettings, plan_scene
+from harness_builders.cyclist.scene import dump_scene, generate_scene
+from harness_builders.cyclist.settings import Composition, SceneSettings, plan_scene
 
 
 def bench_generation(fast: bool) -> list[dict]:
@@ -40,7 +40,7 @@ def bench_raster(fast: bool) -> list[dict]:
     import tempfile
     from pathlib import Path
 
-    from builders.cyclist.render.raster import RasterRenderer
+    from harness_builders.cyclist.render.raster import RasterRenderer
 
     frames = 32 if fast else 160
     settings = SceneSettings(number_of_frames=frames)

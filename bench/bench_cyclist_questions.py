@@ -11,8 +11,8 @@ from __future__ import annotations
 import random
 import time
 
-from builders.cyclist.questions import generate_questions
-from builders.cyclist.questions.sample_scenes import random_scene
+from harness_builders.cyclist.questions import generate_questions
+from harness_builders.cyclist.questions.sample_scenes import random_scene
 
 
 def _scenes(n: int, seed: int = 0) -> list[dict]:

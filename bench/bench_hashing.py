@@ -17,15 +17,15 @@ import tempfile
 import time
 from pathlib import Path
 
-from builders.tempcloze.config import BuildConfig
-from builders.tempcloze.pipeline import build_dataset
-from builders.tempcloze.synthetic import write_pattern_video
 from harness.config.run import RunConfig
 from harness.engine import generation as pipeline
 from harness.engine import runner
 from harness.frames import content_hash as media_hash
 from harness.frames import decoder_versions, probe
 from harness.plugins.loading import load_plugins
+from harness_builders.tempcloze.config import BuildConfig
+from harness_builders.tempcloze.pipeline import build_dataset
+from harness_builders.tempcloze.synthetic import write_pattern_video
 
 TARGET = "cached rerun's pre-generation phase <= 5 % of the first run's (ratio = 0.05 / share >= 1)"
 

@@ -14,7 +14,7 @@ import time
 import numpy as np
 
 from bench import figure_row, from_tests
-from metrics import cider_d, j_and_f
+from harness_metrics import cider_d, j_and_f
 
 davis_reference = from_tests("davis_reference")
 

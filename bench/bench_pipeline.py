@@ -91,7 +91,7 @@ class _ServerProcess:
 def bench_served(fast: bool) -> dict:
     from harness.config.run import RunConfig
     from harness.engine.runner import run
-    from models.openai_api.adapter import OpenAIModel
+    from harness_models.openai_api.adapter import OpenAIModel
 
     latency, concurrency, videos = (0.1, 8, 8) if fast else (0.25, 16, 96)
     server = _ServerProcess(latency)
@@ -220,7 +220,7 @@ def bench_overlap_hf(fast: bool) -> dict:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     import torch
 
-    from models.hf.presets import PRESETS
+    from harness_models.hf.presets import PRESETS
 
     tiny = from_tests("tiny_mirrors")
     threads = torch.get_num_threads()

@@ -21,7 +21,7 @@ TARGET = "no speed bar in issue 10; generation stages should add little to the D
 
 
 def _cyclist(out: Path, scenes: int, frames: int, size: str) -> Path:
-    from builders.cyclist.plugin import CyclistBuilder
+    from harness_builders.cyclist.plugin import CyclistBuilder
 
     parser = argparse.ArgumentParser()
     CyclistBuilder().add_arguments(parser)
@@ -31,8 +31,8 @@ def _cyclist(out: Path, scenes: int, frames: int, size: str) -> Path:
 
 
 def _dt_only(cyclist: Path, out: Path) -> float:
-    from builders.rvtbench.commands import synthetic_sources
-    from builders.rvtbench.dt import write_dt
+    from harness_builders.rvtbench.commands import synthetic_sources
+    from harness_builders.rvtbench.dt import write_dt
 
     t0 = time.perf_counter()
     sources = synthetic_sources(cyclist, 4)
@@ -42,10 +42,10 @@ def _dt_only(cyclist: Path, out: Path) -> float:
 
 
 def _full(cyclist: Path, out: Path) -> float:
-    from builders.rvtbench.commands import synthetic_sources
-    from builders.rvtbench.pipeline import BuildOptions, build_dataset
-    from builders.rvtbench.queries import TemplateQueries
-    from builders.rvtbench.selection import RuleSelector
+    from harness_builders.rvtbench.commands import synthetic_sources
+    from harness_builders.rvtbench.pipeline import BuildOptions, build_dataset
+    from harness_builders.rvtbench.queries import TemplateQueries
+    from harness_builders.rvtbench.selection import RuleSelector
 
     t0 = time.perf_counter()
     sources = synthetic_sources(cyclist, 4)

@@ -14,9 +14,9 @@ import time
 from pathlib import Path
 
 from bench import figure_row
-from builders.tempcloze.config import BuildConfig
-from builders.tempcloze.pipeline import build_dataset
-from builders.tempcloze.synthetic import write_pattern_video
+from harness_builders.tempcloze.config import BuildConfig
+from harness_builders.tempcloze.pipeline import build_dataset
+from harness_builders.tempcloze.synthetic import write_pattern_video
 
 TARGET = ">= 10 videos/minute/core for 60 s 720p sources in --virtual mode"
 

@@ -1,24 +1,24 @@
 """Pure metric functions for the harness: numpy (and pycocotools) in, numbers out.
 
 This package imports nothing else of the project. The metrics registered with the plugin registry
-(metrics.plugin) and loadable as local `evaluate` modules (metrics/evaluate_modules) are the rows of one
+(harness_metrics.plugin) and loadable as local `evaluate` modules (metrics/evaluate_modules) are the rows of one
 table, metrics/table.py.
 """
 
-from metrics.answers import INDEFINITE, accuracy, is_indefinite, mae
-from metrics.bertscore import BertScoreUnavailable, bertscore
-from metrics.bleu import bleu4, bleu4_per_sample
-from metrics.bootstrap import bootstrap_ci
-from metrics.cider import cider_d, cider_d_per_sample
-from metrics.coco_ap import ap50
-from metrics.davis import boundary_f, davis_statistics, j_and_f, jaccard
-from metrics.grounding import box_iou, ciou, giou, giou_boxes, per_query_iou
-from metrics.masks import decode_rle, encode_rle, xywh_to_xyxy, xyxy_to_xywh
-from metrics.order_flips import flip_rates
-from metrics.pass_at_k import pass_at_k
-from metrics.ptb_tokenizer import ptb_tokenize
-from metrics.rouge import rouge_l, rouge_l_per_sample
-from metrics.set_matching import precision_recall_f1
+from harness_metrics.answers import INDEFINITE, accuracy, is_indefinite, mae
+from harness_metrics.bertscore import BertScoreUnavailable, bertscore
+from harness_metrics.bleu import bleu4, bleu4_per_sample
+from harness_metrics.bootstrap import bootstrap_ci
+from harness_metrics.cider import cider_d, cider_d_per_sample
+from harness_metrics.coco_ap import ap50
+from harness_metrics.davis import boundary_f, davis_statistics, j_and_f, jaccard
+from harness_metrics.grounding import box_iou, ciou, giou, giou_boxes, per_query_iou
+from harness_metrics.masks import decode_rle, encode_rle, xywh_to_xyxy, xyxy_to_xywh
+from harness_metrics.order_flips import flip_rates
+from harness_metrics.pass_at_k import pass_at_k
+from harness_metrics.ptb_tokenizer import ptb_tokenize
+from harness_metrics.rouge import rouge_l, rouge_l_per_sample
+from harness_metrics.set_matching import precision_recall_f1
 
 __all__ = [
     "INDEFINITE",

@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from metrics.caption_inputs import caption_pairs
+from harness_metrics.caption_inputs import caption_pairs
 
 MODEL_ENV = "HARNESS_BERTSCORE_MODEL"
 LAYERS_ENV = "HARNESS_BERTSCORE_LAYERS"

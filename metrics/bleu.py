@@ -11,7 +11,7 @@ import math
 from collections import Counter
 from typing import Any
 
-from metrics.caption_inputs import caption_pairs
+from harness_metrics.caption_inputs import caption_pairs
 
 _TINY = 1e-15
 _SMALL = 1e-9

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from metrics.ptb_java import tokenize_captions
+from harness_metrics.ptb_java import tokenize_captions
 
 
 def caption_pairs(
@@ -16,7 +16,7 @@ def caption_pairs(
     candidates: a list of strings (one per sample) or a dict id -> string; references: a list of lists of
     strings or a dict id -> list of strings (same ids). With tokenize=False strings are used as they are
     (already space-tokenized, as pycocoevalcap's scorers expect). With tokenize=True the references and the
-    candidates are tokenized in one batch each (as COCOEvalCap does) by `metrics.ptb_java.tokenize_captions`:
+    candidates are tokenized in one batch each (as COCOEvalCap does) by `harness_metrics.ptb_java.tokenize_captions`:
     pycocoevalcap's Java PTBTokenizer where Java is installed, else the Python port.
     """
     if isinstance(candidates, Mapping) or isinstance(references, Mapping):

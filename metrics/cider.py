@@ -13,7 +13,7 @@ import math
 from collections import Counter
 from typing import Any
 
-from metrics.caption_inputs import caption_pairs
+from harness_metrics.caption_inputs import caption_pairs
 
 _ORDERS = 4
 

@@ -16,7 +16,7 @@ from pycocotools import mask as coco_mask
 from pycocotools.coco import COCO
 from pycocotools.cocoeval import COCOeval
 
-from metrics.masks import as_boxes, as_mask_stack, encode_rle
+from harness_metrics.masks import as_boxes, as_mask_stack, encode_rle
 
 _IOU_TYPES = {"bbox": "bbox", "segm": "segmentation"}
 

@@ -14,7 +14,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from metrics.masks import mask_pair
+from harness_metrics.masks import mask_pair
 
 
 def jaccard(prediction: Any, ground_truth: Any) -> np.ndarray:

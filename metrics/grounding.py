@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from metrics.masks import as_boxes, mask_pair
+from harness_metrics.masks import as_boxes, mask_pair
 
 CIOU_EPS = 1e-10  # LISA: intersection_meter.sum / (union_meter.sum + 1e-10)
 GIOU_EPS = 1e-5  # LISA: intersection_i / (union_i + 1e-5)

@@ -1,4 +1,4 @@
-"""Registers every metric of metrics/table.py with the harness plugin registry (entry point `metrics = metrics.plugin`).
+"""Registers every metric of metrics/table.py with the harness plugin registry (entry point `metrics = harness_metrics.plugin`).
 
 The hook marker is defined here with the project name "harness" so that this package stays free of any
 import of the core; metrics are registered as "module:function" strings to keep imports lazy.
@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import pluggy
 
-from metrics.table import METRICS
+from harness_metrics.table import METRICS
 
 hookimpl = pluggy.HookimplMarker("harness")
 

@@ -4,7 +4,7 @@ pycocoevalcap tokenizes with Stanford CoreNLP 3.4.1's PTBTokenizer (`java -cp st
 edu.stanford.nlp.process.PTBTokenizer -preserveLines -lowerCase`) and drops its punctuation tokens. When Java
 and pycocoevalcap are installed, `tokenize_captions` calls exactly that (`PTBTokenizer().tokenize`, one Java
 process per batch, as COCOEvalCap tokenizes the references and the candidates in one batch each). Otherwise it
-uses `metrics.ptb_tokenizer.ptb_tokenize`, the Java-free port (docs/metrics.md lists how closely it matches).
+uses `harness_metrics.ptb_tokenizer.ptb_tokenize`, the Java-free port (docs/metrics.md lists how closely it matches).
 `HARNESS_PTB_TOKENIZER` = `auto` (default) | `java` (fail if Java cannot run) | `python` (always the port).
 `active_tokenizer()` names the one in use; results record it.
 """
@@ -19,10 +19,10 @@ import tempfile
 from collections.abc import Sequence
 from functools import lru_cache
 
-from metrics.ptb_tokenizer import ptb_tokenize
+from harness_metrics.ptb_tokenizer import ptb_tokenize
 
 JAVA_NAME = "pycocoevalcap PTBTokenizer (Stanford CoreNLP 3.4.1, Java)"
-PYTHON_NAME = "metrics.ptb_tokenizer (Python port of the PTBTokenizer)"
+PYTHON_NAME = "harness_metrics.ptb_tokenizer (Python port of the PTBTokenizer)"
 ENV = "HARNESS_PTB_TOKENIZER"
 # Characters that would end a line inside CoreNLP with -preserveLines and shift every later caption.
 _LINE_BREAKS = str.maketrans({c: " " for c in "\n\r\x0b\x0c\x85\u2028\u2029"})

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from metrics.caption_inputs import caption_pairs
+from harness_metrics.caption_inputs import caption_pairs
 
 BETA = 1.2
 

@@ -1,7 +1,7 @@
 """The one table of the project's metrics: registration, descriptions and the `evaluate` modules read it.
 
 Adding a metric is one function (in a module of this package) and one row here; then
-`python -m metrics.evaluate_modules` writes its `evaluate` module folder. A row says:
+`python -m harness_metrics.evaluate_modules` writes its `evaluate` module folder. A row says:
 - `function`: the pure function, as a lazy "module:function" reference (what the plugin registers);
 - `summary`: one line on what it computes (`harness ls metrics`, the first sentence of the module's description);
 - `example`: what one `evaluate` row (example) holds, the compute() keywords and what compute() returns;
@@ -42,7 +42,7 @@ _CAPTION_ROWS = (
 METRICS: tuple[MetricRow, ...] = (
     MetricRow(
         "jaccard",
-        "metrics.davis:jaccard",
+        "harness_metrics.davis:jaccard",
         "DAVIS region similarity J per frame (|P and G| / |P or G|, 1 if both empty)",
         "One example = one frame mask as COCO RLE; returns the mean J over examples.",
         "rle",
@@ -51,7 +51,7 @@ METRICS: tuple[MetricRow, ...] = (
     ),
     MetricRow(
         "boundary_f",
-        "metrics.davis:boundary_f",
+        "harness_metrics.davis:boundary_f",
         "DAVIS contour accuracy F per frame (seg2bmap, disk tolerance 0.008 x diagonal)",
         "One example = one frame mask as COCO RLE; returns the mean F over examples.",
         "rle",
@@ -60,7 +60,7 @@ METRICS: tuple[MetricRow, ...] = (
     ),
     MetricRow(
         "j_and_f",
-        "metrics.davis:j_and_f",
+        "harness_metrics.davis:j_and_f",
         "DAVIS J&F with J/F mean, recall and decay for one object",
         "One example = one object track (a list of per-frame COCO RLE masks); returns the mean of each "
         "statistic over objects.",
@@ -70,7 +70,7 @@ METRICS: tuple[MetricRow, ...] = (
     ),
     MetricRow(
         "ciou",
-        "metrics.grounding:ciou",
+        "harness_metrics.grounding:ciou",
         "cumulative IoU (LISA): sum of intersections / (sum of unions + 1e-10) over all frames",
         "0 when all masks are empty. One example = one query mask as COCO RLE.",
         "rle",
@@ -78,7 +78,7 @@ METRICS: tuple[MetricRow, ...] = (
     ),
     MetricRow(
         "giou",
-        "metrics.grounding:giou",
+        "harness_metrics.grounding:giou",
         "LISA gIoU: mean per-image (per-frame) IoU, 1 when both masks are empty",
         "Per image I / (U + 1e-5). One example = one image (frame) mask as COCO RLE.",
         "rle",
@@ -86,7 +86,7 @@ METRICS: tuple[MetricRow, ...] = (
     ),
     MetricRow(
         "giou_boxes",
-        "metrics.grounding:giou_boxes",
+        "harness_metrics.grounding:giou_boxes",
         "mean per-query IoU of [x, y, w, h] grounding boxes",
         "One example = one query's box [x, y, w, h].",
         "[float64]",
@@ -94,7 +94,7 @@ METRICS: tuple[MetricRow, ...] = (
     ),
     MetricRow(
         "ap50",
-        "metrics.coco_ap:ap50",
+        "harness_metrics.coco_ap:ap50",
         "COCO AP at IoU 0.5 for boxes or masks (pycocotools COCOeval)",
         "All areas, 100 detections per image. One example = one image (its row number is its image id). "
         'predictions: a JSON list of that image\'s detections, each {"bbox": [x, y, w, h], "score": s} '
@@ -109,7 +109,7 @@ METRICS: tuple[MetricRow, ...] = (
     ),
     MetricRow(
         "bleu4",
-        "metrics.bleu:bleu4",
+        "harness_metrics.bleu:bleu4",
         "corpus BLEU-4 as pycocoevalcap (closest reference length)",
         _CAPTION_ROWS,
         "string",
@@ -117,7 +117,7 @@ METRICS: tuple[MetricRow, ...] = (
     ),
     MetricRow(
         "rouge_l",
-        "metrics.rouge:rouge_l",
+        "harness_metrics.rouge:rouge_l",
         "ROUGE-L F-measure, beta 1.2, as pycocoevalcap",
         _CAPTION_ROWS,
         "string",
@@ -125,7 +125,7 @@ METRICS: tuple[MetricRow, ...] = (
     ),
     MetricRow(
         "cider_d",
-        "metrics.cider:cider_d",
+        "harness_metrics.cider:cider_d",
         "CIDEr-D (sigma 6, x10, df over the evaluated corpus) as pycocoevalcap",
         _CAPTION_ROWS,
         "string",
@@ -133,7 +133,7 @@ METRICS: tuple[MetricRow, ...] = (
     ),
     MetricRow(
         "bertscore",
-        "metrics.bertscore:bertscore",
+        "harness_metrics.bertscore:bertscore",
         "BERTScore P/R/F1 via bert-score with a local model path",
         "One example = one candidate caption and its list of reference captions (raw strings); compute() "
         "takes model_path, num_layers, batch_size (64) and device, and returns the function's P/R/F1.",
@@ -143,7 +143,7 @@ METRICS: tuple[MetricRow, ...] = (
     ),
     MetricRow(
         "accuracy",
-        "metrics.answers:accuracy",
+        "harness_metrics.answers:accuracy",
         "fraction of exact answers; INDEFINITE counts as wrong (CycliST)",
         "One example = one answer and its target, both strings, integers or floats; the answer "
         "'indefinite' counts as wrong.",
@@ -152,7 +152,7 @@ METRICS: tuple[MetricRow, ...] = (
     ),
     MetricRow(
         "mae",
-        "metrics.answers:mae",
+        "harness_metrics.answers:mae",
         "mean absolute error excluding INDEFINITE answers (CycliST)",
         "One example = one answer as a string (so 'indefinite' can be passed) and its numeric target.",
         "string",
@@ -160,7 +160,7 @@ METRICS: tuple[MetricRow, ...] = (
     ),
     MetricRow(
         "precision_recall_f1",
-        "metrics.set_matching:precision_recall_f1",
+        "harness_metrics.set_matching:precision_recall_f1",
         "P/R/F1 of set matching, maximum one-to-one",
         "One example = one predicted and one true set of strings (exact item equality); returns precision, "
         "recall and f1, each averaged over examples.",
@@ -170,7 +170,7 @@ METRICS: tuple[MetricRow, ...] = (
     ),
     MetricRow(
         "pass_at_k",
-        "metrics.pass_at_k:pass_at_k",
+        "harness_metrics.pass_at_k:pass_at_k",
         "unbiased pass@k = 1 - C(n-c, k) / C(n, k)",
         "One example = one problem: predictions = the correctness of each of its n samples (0/1), "
         "references = unused (pass 1). compute(k=1) returns {'pass@k': mean over problems}.",
@@ -180,7 +180,7 @@ METRICS: tuple[MetricRow, ...] = (
     ),
     MetricRow(
         "flip_rates",
-        "metrics.order_flips:flip_rates",
+        "harness_metrics.order_flips:flip_rates",
         "clip and correctness flip rates for every pair of candidate orders",
         "Clip flip rate: the chosen clip differs; correctness flip rate: right/wrong differs; and their "
         "means over pairs. One example = one item. predictions: a JSON object mapping each order name to "
@@ -195,7 +195,7 @@ METRICS: tuple[MetricRow, ...] = (
     ),
     MetricRow(
         "bootstrap_ci",
-        "metrics.bootstrap:bootstrap_ci",
+        "harness_metrics.bootstrap:bootstrap_ci",
         "percentile bootstrap CI, optionally clustered by video",
         "Numpy percentile (linear) of the mean of per-item values, or of compute(statistic=callable). One "
         "example = one item. predictions: the item's value (a float, e.g. 1.0 / 0.0 for right / wrong; NaN "

@@ -22,6 +22,17 @@ REPO = TESTS.parent
 PLUGIN_PKG = TESTS / "plugin_pkg"
 
 
+def package_dirs() -> dict[str, str]:
+    """setup.cfg's `package_dir`: each installed import name -> its folder in the repository."""
+    cfg = configparser.RawConfigParser()
+    cfg.read(REPO / "setup.cfg", encoding="utf-8")
+    lines = cfg["options"]["package_dir"].strip().splitlines()
+    return {k.strip(): v.strip() for k, v in (line.split("=", 1) for line in lines)}
+
+
+PACKAGE_DIRS = package_dirs()
+
+
 def write_dist_info(site: Path, dist: str, version: str, entry_points: dict[str, str]) -> None:
     """Make `site` look like a site-packages holding distribution `dist` with these harness entry points."""
     info = site / f"{dist.replace('-', '_')}-{version}.dist-info"
@@ -60,7 +71,7 @@ def with_plugin(plugin_site, monkeypatch):
 @pytest.fixture(scope="session")
 def rvtbench_demo(tmp_path_factory) -> Path:
     """The RVTBench builder's demo set (every task type, from a tiny CycliST build), read-only: copy to change."""
-    from builders.rvtbench.commands import RvtbenchBuilder
+    from harness_builders.rvtbench.commands import RvtbenchBuilder
 
     (ds,) = RvtbenchBuilder().demo(tmp_path_factory.mktemp("rvtdemo"), 0)
     return ds.data_dir

@@ -4,7 +4,7 @@ Read through the stored hub pages (config.json, processor / preprocessor / video
 chat templates, added_tokens.json, generation_config.json) and the authors' inference code. The tiny test
 checkpoints (`tests/tiny_mirrors.py`) are built from these facts with only the sizes shrunk, and the tests
 check the token budgets (`models/hf/budget.py`) against them. The adapters read none of this: they read the
-real checkpoint's own files (the one constant table they need, qwen-vl-utils', is `models.hf.recipes.
+real checkpoint's own files (the one constant table they need, qwen-vl-utils', is `harness_models.hf.recipes.
 QWEN_VL_UTILS`). docs/models.md ("Published files and the tiny mirrors") says per checkpoint which files
 were found in the stored pages and which were not.
 

@@ -13,9 +13,9 @@ from harness.engine.runner import run
 
 def build_tempcloze(root: Path, count: int, virtual: bool) -> Path:
     """`count` synthetic videos built into root/tempcloze (all items in the Hard subset); returns root."""
-    from builders.tempcloze.config import BuildConfig
-    from builders.tempcloze.pipeline import build_dataset
-    from builders.tempcloze.synthetic import make_source_folder
+    from harness_builders.tempcloze.config import BuildConfig
+    from harness_builders.tempcloze.pipeline import build_dataset
+    from harness_builders.tempcloze.synthetic import make_source_folder
 
     data = root / "tempcloze"
     make_source_folder(data / "sources", count=count, seconds=6.0, fps=10.0, seed=1)

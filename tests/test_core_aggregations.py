@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-import metrics
+import harness_metrics as metrics
 from harness.api import Capabilities, Model, Response, hookimpl
 from harness.config.run import RunConfig
 from harness.engine.runner import load_judge, run

@@ -36,7 +36,7 @@ def test_builtin_plugins_load_without_any_entry_point(monkeypatch):
     assert {"cyclist_l1", "tempcloze_hard"} <= set(state.registry.names("task"))
     assert {"random", "oracle", "hf"} <= set(state.registry.names("model"))
     # named by their setup.cfg entry point only when one exists; here none does, so by module
-    assert "models.baselines.plugin" in {p.name for p in state.plugins}
+    assert "harness_models.baselines.plugin" in {p.name for p in state.plugins}
 
 
 def test_builtin_and_entry_point_register_once_under_the_entry_point_name():

@@ -39,7 +39,7 @@ def test_demo_fills_every_row_in_a_core_install(tmp_path):
     assert {json.loads(p.read_text())["model"]["name"] for p in results} == {"oracle", "random", "prior"}
     assert all(json.loads(p.read_text())["complete"] for p in results)
     vqa = [json.loads(p.read_text())["task_results"].get("rvtbench_vqa") for p in results]
-    assert {v["tables"]["tokenizer"] for v in vqa if v} == {"metrics.ptb_tokenizer (Python port of the PTBTokenizer)"}
+    assert {v["tables"]["tokenizer"] for v in vqa if v} == {"harness_metrics.ptb_tokenizer (Python port of the PTBTokenizer)"}
 
     from datasets import load_dataset  # what lm-eval's EvaluationTracker reads results files with (Arrow)
 

@@ -8,9 +8,9 @@ import ast
 from collections.abc import Iterator
 from pathlib import Path
 
-from conftest import REPO
+from conftest import PACKAGE_DIRS, REPO
 
-PACKAGES = ("harness", "tasks", "models", "metrics", "builders")
+PACKAGES = tuple(PACKAGE_DIRS)  # import names; PACKAGE_DIRS[name] is the folder
 MAX_FUNCTION_LINES = 80
 MAX_ROOT_MODULES = 10
 
@@ -31,8 +31,9 @@ def _modules() -> dict[str, Path]:
     """Dotted module name -> file, for every module of the project's packages."""
     out = {}
     for package in PACKAGES:
-        for path in sorted((REPO / package).rglob("*.py")):
-            parts = path.relative_to(REPO).with_suffix("").parts
+        folder = REPO / PACKAGE_DIRS[package]
+        for path in sorted(folder.rglob("*.py")):
+            parts = (package, *path.relative_to(folder).with_suffix("").parts)
             out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
     return out
 

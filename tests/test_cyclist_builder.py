@@ -9,12 +9,18 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from builders.cyclist.build import BuildJob, run_build
-from builders.cyclist.constants import CYCLE_TYPES
-from builders.cyclist.plugin import CyclistBuilder
-from builders.cyclist.scene import dump_scene, generate_scene
-from builders.cyclist.settings import Composition, SceneSettings, check_feasible, parse_cycles, plan_scene
-from builders.cyclist.state import frame_states
+from harness_builders.cyclist.build import BuildJob, run_build
+from harness_builders.cyclist.constants import CYCLE_TYPES
+from harness_builders.cyclist.plugin import CyclistBuilder
+from harness_builders.cyclist.scene import dump_scene, generate_scene
+from harness_builders.cyclist.settings import (
+    Composition,
+    SceneSettings,
+    check_feasible,
+    parse_cycles,
+    plan_scene,
+)
+from harness_builders.cyclist.state import frame_states
 
 SET = SceneSettings()
 
@@ -200,10 +206,10 @@ def test_builder_and_task_read_one_vocabulary():
     """Issue 28: the CycliST vocabulary is one data file (tasks/cyclist/vocabulary.json) that the task and
     the builder both read; the builder's release spellings and plan order are derived from or checked
     against it."""
-    from builders.cyclist import constants
-    from builders.cyclist.questions import state as engine
-    from builders.cyclist.settings import TIERS as BUILD_TIERS
-    from tasks.cyclist import vocab
+    from harness_builders.cyclist import constants
+    from harness_builders.cyclist.questions import state as engine
+    from harness_builders.cyclist.settings import TIERS as BUILD_TIERS
+    from harness_tasks.cyclist import vocab
 
     assert constants.VOCABULARY_FILE.resolve() == vocab.VOCABULARY_FILE.resolve()
     assert constants.COLORS == vocab.COLORS == engine.COLORS == tuple(constants.COLORS_255)
@@ -218,12 +224,12 @@ def test_builder_and_task_read_one_vocabulary():
 
 
 def test_one_decoder_reads_named_and_factor_resize_keys_and_release_frame_counts():
-    """builders.cyclist.state decodes per-frame state for the renderer and the question engine alike:
+    """harness_builders.cyclist.state decodes per-frame state for the renderer and the question engine alike:
     resize keys given as sizes or as the release's factors (repeated frames: the last), and scenes with
     fps x duration only."""
-    from builders.cyclist.questions.sample_scenes import make_scene
-    from builders.cyclist.questions.state import SceneState
-    from builders.cyclist.state import frame_states
+    from harness_builders.cyclist.questions.sample_scenes import make_scene
+    from harness_builders.cyclist.questions.state import SceneState
+    from harness_builders.cyclist.state import frame_states
 
     scene = make_scene(
         [{"mesh": "Cube", "size": "small", "cycles": {"resize": {"period": 80}}}], duration=5.0
@@ -248,7 +254,7 @@ def test_one_decoder_reads_named_and_factor_resize_keys_and_release_frame_counts
 def test_rvtbench_reads_every_tier_of_a_build_with_distinct_video_ids(tmp_path):
     """`build rvtbench --from-synthetic DIR` on a root holding two tiers: every rendered scene, no two
     with one video id (each tier's scenes are named test_0, test_1, ...)."""
-    from builders.rvtbench.synthetic import scene_paths
+    from harness_builders.rvtbench.synthetic import scene_paths
 
     for tier in ("L1", "L3"):
         builder, args = _args(

@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from builders.cyclist.constants import COLORS_255
-from builders.cyclist.masks import MaskRecorder, decode
-from builders.cyclist.render.raster import RasterRenderer
-from builders.cyclist.scene import generate_scene
-from builders.cyclist.settings import Composition, SceneSettings, plan_scene
-from builders.cyclist.state import frame_states
+from harness_builders.cyclist.constants import COLORS_255
+from harness_builders.cyclist.masks import MaskRecorder, decode
+from harness_builders.cyclist.render.raster import RasterRenderer
+from harness_builders.cyclist.scene import generate_scene
+from harness_builders.cyclist.settings import Composition, SceneSettings, plan_scene
+from harness_builders.cyclist.state import frame_states
 
 SET = SceneSettings(number_of_frames=16, fps=16)
 
@@ -70,7 +70,7 @@ def test_raster_writes_video_and_masks(tmp_path):
 
 def test_blender_renders_a_frame(tmp_path):
     pytest.importorskip("bpy")
-    from builders.cyclist.render.blender import BlenderRenderer
+    from harness_builders.cyclist.render.blender import BlenderRenderer
 
     settings = SceneSettings(number_of_frames=4, fps=4)
     scene = generate_scene(settings, plan_scene(Composition("L1"), "test", 0), 0).scene

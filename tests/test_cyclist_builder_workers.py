@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from builders.cyclist.plugin import CyclistBuilder
-from metrics import decode_rle
+from harness_builders.cyclist.plugin import CyclistBuilder
+from harness_metrics import decode_rle
 
 
 def _build(out, workers):

@@ -11,8 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from builders.cyclist.questions.diagnose import diagnose, format_report
-from builders.cyclist.questions.sample_scenes import make_scene
+from harness_builders.cyclist.questions.diagnose import diagnose, format_report
+from harness_builders.cyclist.questions.sample_scenes import make_scene
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -275,7 +275,7 @@ def test_cli_on_a_project_build_reproduces_every_answer(tmp_path):
 
 def test_release_scene_tier_counts_cycles_not_cyclic_objects():
     """A release Bicycle scene may put both cycles on one object; without a `tier` field it is still L3."""
-    from builders.cyclist.questions import SceneState
+    from harness_builders.cyclist.questions import SceneState
 
     scene = make_scene(
         [
@@ -310,6 +310,6 @@ same_shape same_material""".split()
 
 
 def test_engine_knows_every_official_handler():
-    from builders.cyclist.questions import FUNCTIONS
+    from harness_builders.cyclist.questions import FUNCTIONS
 
     assert sorted(set(OFFICIAL_HANDLERS) - set(FUNCTIONS)) == []

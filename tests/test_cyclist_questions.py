@@ -10,7 +10,7 @@ from collections import Counter
 
 import pytest
 
-from builders.cyclist.questions import (
+from harness_builders.cyclist.questions import (
     FAMILIES,
     SceneState,
     TemplateError,
@@ -19,7 +19,7 @@ from builders.cyclist.questions import (
     load_templates,
     scene_ground_truth,
 )
-from builders.cyclist.questions.sample_scenes import make_scene, random_scene
+from harness_builders.cyclist.questions.sample_scenes import make_scene, random_scene
 
 # ----- an independent reading of the scene JSON (plain loops, no engine code) ---------------------
 

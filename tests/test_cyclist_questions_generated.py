@@ -1,4 +1,4 @@
-"""CycliST questions on scenes made by the scene builder (builders.cyclist): families, independent answer
+"""CycliST questions on scenes made by the scene builder (harness_builders.cyclist): families, independent answer
 check, agreement of the per-frame state with the builder's own frame_states, the CLI."""
 
 from __future__ import annotations
@@ -10,15 +10,15 @@ import numpy as np
 import pytest
 from test_cyclist_questions import Truth, independent_answer
 
-from builders.cyclist.questions import FAMILIES, SceneState, generate_questions
-from builders.cyclist.questions.plugin import CyclistQuestionsBuilder
-from builders.cyclist.questions.state import COLORS, SIZES
+from harness_builders.cyclist.questions import FAMILIES, SceneState, generate_questions
+from harness_builders.cyclist.questions.plugin import CyclistQuestionsBuilder
+from harness_builders.cyclist.questions.state import COLORS, SIZES
 
 scene_mod = pytest.importorskip(
-    "builders.cyclist.scene", reason="the scene builder (issue 4) is not in this tree"
+    "harness_builders.cyclist.scene", reason="the scene builder (issue 4) is not in this tree"
 )
-settings_mod = pytest.importorskip("builders.cyclist.settings")
-state_mod = pytest.importorskip("builders.cyclist.state")
+settings_mod = pytest.importorskip("harness_builders.cyclist.settings")
+state_mod = pytest.importorskip("harness_builders.cyclist.state")
 
 
 @pytest.fixture(scope="module")
@@ -103,7 +103,7 @@ def test_cli_writes_release_format(tmp_path, scenes):
 
 
 def test_build_cyclist_writes_questions_by_default(tmp_path):
-    plugin_mod = pytest.importorskip("builders.cyclist.plugin")
+    plugin_mod = pytest.importorskip("harness_builders.cyclist.plugin")
     builder = plugin_mod.CyclistBuilder()
     parser = argparse.ArgumentParser()
     builder.add_arguments(parser)

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from builders.cyclist.questions.sample_scenes import make_scene
 from harness.api import DataError
 from harness.config.run import RunConfig
 from harness.engine.runner import build_task, run
 from harness.plugins.loading import load_plugins
-from tasks.cyclist.families import TEMPLATE_FILES
+from harness_builders.cyclist.questions.sample_scenes import make_scene
+from harness_tasks.cyclist.families import TEMPLATE_FILES
 
 TIERS = {"L1": "unicycle", "L2": "unicycle_cluttered", "L3": "bicycle", "L4": "tricycle", "L5": "nightrider"}
 SPLITS = ("train", "val", "test")
@@ -368,7 +368,7 @@ def test_an_unreadable_file_is_one_counted_row_and_the_rest_runs(tmp_path):
 
 
 def test_the_template_table_matches_the_builders_template_files():
-    from builders.cyclist.questions.templates import TEMPLATE_DIR
+    from harness_builders.cyclist.questions.templates import TEMPLATE_DIR
 
     for path in sorted(TEMPLATE_DIR.glob("*.json")):
         content = json.loads(path.read_text())

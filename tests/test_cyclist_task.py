@@ -17,8 +17,8 @@ import yaml
 
 from harness.config.run import RunConfig
 from harness.engine.runner import run
-from tasks.cyclist.calibration import calibrate
-from tasks.cyclist.families import FAMILIES
+from harness_tasks.cyclist.calibration import calibrate
+from harness_tasks.cyclist.families import FAMILIES
 
 PLUGIN = Path(__file__).resolve().parents[1] / "tasks" / "cyclist"
 

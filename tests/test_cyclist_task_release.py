@@ -11,10 +11,10 @@ import pytest
 from harness.api import DataError, Parsed, Response
 from harness.engine.runner import build_task
 from harness.plugins.loading import load_plugins
-from tasks.cyclist.aggregate import table5
-from tasks.cyclist.caption_match import caption_scores
-from tasks.cyclist.parsing import parse
-from tasks.cyclist.scoring import score
+from harness_tasks.cyclist.aggregate import table5
+from harness_tasks.cyclist.caption_match import caption_scores
+from harness_tasks.cyclist.parsing import parse
+from harness_tasks.cyclist.scoring import score
 
 
 @pytest.fixture()

@@ -60,9 +60,9 @@ def cyclist_release(video: bytes) -> dict[str, bytes]:
 def tempcloze_release(tmp_path_factory) -> dict[str, bytes]:
     """Two builder-made TempCloze items as the release publishes them: choices/<stem>/ clips (no clips.json),
     subset_ids.json and mixed_ids.json at the root, plus the newer TempCloze/ folder and files no task reads."""
-    from builders.tempcloze.config import BuildConfig
-    from builders.tempcloze.pipeline import build_dataset
-    from builders.tempcloze.synthetic import make_source_folder
+    from harness_builders.tempcloze.config import BuildConfig
+    from harness_builders.tempcloze.pipeline import build_dataset
+    from harness_builders.tempcloze.synthetic import make_source_folder
 
     data = tmp_path_factory.mktemp("tempcloze")
     make_source_folder(data / "sources", count=2, seconds=6.0, fps=10.0, seed=1)

@@ -296,7 +296,7 @@ def test_string_doc_functions_follow_lm_eval(tmp_path):
 
 def test_registered_metric_without_process_results(tmp_path, colors_root, with_plugin):
     """lm-eval's path without process_results: a metric_list name that is a registered metric."""
-    import metrics
+    import harness_metrics as metrics
 
     data = colors_root / "colors"
     metric_list = "metric_list: [{metric: rouge_l}, {metric: exact_match}]\n"

@@ -7,7 +7,7 @@ import shutil
 import pytest
 from ptb_corpus import COMMON
 
-from metrics import (
+from harness_metrics import (
     bleu4,
     bleu4_per_sample,
     cider_d,
@@ -16,7 +16,7 @@ from metrics import (
     rouge_l,
     rouge_l_per_sample,
 )
-from metrics.rouge import lcs_length
+from harness_metrics.rouge import lcs_length
 
 pycocoevalcap = pytest.importorskip("pycocoevalcap")
 from pycocoevalcap.bleu.bleu import Bleu  # noqa: E402

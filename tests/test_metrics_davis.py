@@ -5,8 +5,8 @@ import davis_reference
 import numpy as np
 import pytest
 
-from metrics import boundary_f, encode_rle, j_and_f, jaccard
-from metrics.davis import davis_statistics, disk_kernel, seg2bmap
+from harness_metrics import boundary_f, encode_rle, j_and_f, jaccard
+from harness_metrics.davis import davis_statistics, disk_kernel, seg2bmap
 
 davis_bmap = davis_reference.seg2bmap
 davis_f = davis_reference.boundary_f

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import metrics
-from metrics import ap50, bootstrap_ci, encode_rle, flip_rates
+import harness_metrics as metrics
+from harness_metrics import ap50, bootstrap_ci, encode_rle, flip_rates
 
 MODULES = Path(metrics.__file__).parent / "evaluate_modules"
 

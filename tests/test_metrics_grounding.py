@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from metrics import (
+from harness_metrics import (
     ap50,
     box_iou,
     ciou,

@@ -6,8 +6,8 @@ from pathlib import Path
 import pluggy
 import pytest
 
-import metrics
-from metrics import plugin
+import harness_metrics as metrics
+from harness_metrics import plugin
 
 MODULES = Path(metrics.__file__).parent / "evaluate_modules"
 

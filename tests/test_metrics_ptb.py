@@ -10,8 +10,14 @@ import pytest
 from ptb_corpus import corpus
 
 from conftest import harness_env, without_packages
-from metrics import bleu4, cider_d, ptb_tokenize
-from metrics.ptb_java import JAVA_NAME, PYTHON_NAME, active_tokenizer, java_available, tokenize_captions
+from harness_metrics import bleu4, cider_d, ptb_tokenize
+from harness_metrics.ptb_java import (
+    JAVA_NAME,
+    PYTHON_NAME,
+    active_tokenizer,
+    java_available,
+    tokenize_captions,
+)
 
 java_missing = shutil.which("java") is None or not java_available()
 
@@ -54,7 +60,7 @@ def test_java_without_pycocoevalcap_falls_back_to_the_port(tmp_path):
     env["PATH"] = f"{bin_dir}:{env['PATH']}"
     env.pop("HARNESS_PTB_TOKENIZER", None)
     code = (
-        "import json; from metrics.ptb_java import active_tokenizer, tokenize_captions; "
+        "import json; from harness_metrics.ptb_java import active_tokenizer, tokenize_captions; "
         "print(json.dumps([active_tokenizer(), tokenize_captions(['The dog\\'s bone.'])]))"
     )
     proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)

@@ -7,7 +7,7 @@ import pickle
 import numpy as np
 import pytest
 
-from metrics import (
+from harness_metrics import (
     INDEFINITE,
     BertScoreUnavailable,
     accuracy,

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-import metrics
-from metrics import plugin
-from metrics.evaluate_modules import files
-from metrics.evaluate_modules.calls import CALLS
-from metrics.table import BY_NAME, METRICS, MetricRow, metric_row
+import harness_metrics as metrics
+from harness_metrics import plugin
+from harness_metrics.evaluate_modules import files
+from harness_metrics.evaluate_modules.calls import CALLS
+from harness_metrics.table import BY_NAME, METRICS, MetricRow, metric_row
 
 DOCS = Path(__file__).parents[1] / "docs" / "metrics.md"
 
@@ -25,7 +25,7 @@ def test_every_module_folder_is_as_the_table_writes_it():
 
 def test_rows_name_importable_functions_known_calls_and_parsable_columns():
     pytest.importorskip("datasets")
-    from metrics.evaluate_modules.features import features
+    from harness_metrics.evaluate_modules.features import features
 
     assert len(BY_NAME) == len(METRICS)
     for row in METRICS:
@@ -48,7 +48,7 @@ def test_unknown_metric_and_column_type_are_named():
     with pytest.raises(KeyError, match="metric 'nope' is not in metrics/table.py; known: jaccard"):
         metric_row("nope")
     pytest.importorskip("datasets")
-    from metrics.evaluate_modules.features import column
+    from harness_metrics.evaluate_modules.features import column
 
     with pytest.raises(ValueError, match="unknown column type 'str'"):
         column("[str]")
@@ -81,7 +81,7 @@ def test_a_new_row_becomes_a_loadable_module(evaluate_offline, monkeypatch, tmp_
     """Adding a metric: one row (here naming an existing function) and the writer; nothing hand-written."""
     row = MetricRow(
         "exact_share",
-        "metrics.answers:accuracy",
+        "harness_metrics.answers:accuracy",
         "share of exact answers",
         "One example = one answer and its target.",
         "string",

@@ -27,8 +27,8 @@ CASES = [(PRESET_FAMILY[preset], preset) for preset in E2E_PRESETS]
 
 @pytest.fixture(scope="module")
 def data(tmp_path_factory) -> dict[str, Path]:
-    from builders.cyclist.plugin import CyclistBuilder
-    from builders.tempcloze.commands import TempClozeBuilder
+    from harness_builders.cyclist.plugin import CyclistBuilder
+    from harness_builders.tempcloze.commands import TempClozeBuilder
 
     root = tmp_path_factory.mktemp("e2e_data")
     (cyc,) = CyclistBuilder().demo(root / "cyclist")

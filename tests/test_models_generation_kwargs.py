@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from models.hf.generation import cut_at_stop, plan_generation
+from harness_models.hf.generation import cut_at_stop, plan_generation
 
 
 def test_greedy_is_the_default_and_sampling_knobs_are_dropped_when_greedy():

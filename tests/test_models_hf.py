@@ -23,7 +23,7 @@ pytest.importorskip("transformers")
 
 from tiny_checkpoints import PRESET_FAMILY, Checkpoints  # noqa: E402
 
-from models.hf import presets  # noqa: E402
+from harness_models.hf import presets  # noqa: E402
 
 pytestmark = pytest.mark.hf
 
@@ -191,7 +191,7 @@ def test_internvl_gets_every_decoded_frame_as_one_tile(checkpoints):
 
 def test_plugin_registers_lazily_without_importing_torch():
     code = (
-        "import sys; import models.hf.plugin as p; names = {}\n"
+        "import sys; import harness_models.hf.plugin as p; names = {}\n"
         "p.register_models(lambda n, f, description='': names.__setitem__(n, f))\n"
         "assert 'torch' not in sys.modules and 'transformers' not in sys.modules\n"
         "assert all(isinstance(f, str) and ':' in f for f in names.values())\n"

@@ -21,8 +21,8 @@ from servers.chat import ChatServer
 
 from harness.contract.messages import Message, Request, TextPart, VideoPart
 from harness.data.media import VideoRef
-from models.openai_api.adapter import BudgetExceeded, OpenAIModel, RequestsFailed
-from models.openai_api.client import RepeatedServerError, RetryPolicy
+from harness_models.openai_api.adapter import BudgetExceeded, OpenAIModel, RequestsFailed
+from harness_models.openai_api.client import RepeatedServerError, RetryPolicy
 
 
 class ScriptedServer(ChatServer):

@@ -15,8 +15,8 @@ from servers.chat import ChatServer
 
 from harness.contract.messages import Message, Request, TextPart, VideoPart
 from harness.data.media import VideoRef
-from models.openai_api.adapter import OpenAIModel
-from models.openai_api.video import encode_clip
+from harness_models.openai_api.adapter import OpenAIModel
+from harness_models.openai_api.video import encode_clip
 
 
 class OneChoiceServer(ChatServer):

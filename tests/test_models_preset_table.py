@@ -11,11 +11,11 @@ import pytest
 
 from harness.errors import ConfigError
 from harness.plugins.registry import resolve_reference
-from models.hf import plugin as hf_plugin
-from models.hf.preset_table import FAMILIES, REMOTE
-from models.hf.preset_table import PRESETS as HF_TABLE
-from models.openai_api import plugin as openai_plugin
-from models.openai_api.preset_table import PRESETS as HOSTED_TABLE
+from harness_models.hf import plugin as hf_plugin
+from harness_models.hf.preset_table import FAMILIES, REMOTE
+from harness_models.hf.preset_table import PRESETS as HF_TABLE
+from harness_models.openai_api import plugin as openai_plugin
+from harness_models.openai_api.preset_table import PRESETS as HOSTED_TABLE
 
 DOCS = Path(__file__).parents[1] / "docs" / "models.md"
 
@@ -110,8 +110,8 @@ def test_every_row_is_registered_and_its_reference_loads_its_class(plugin, table
 
 
 def test_hf_preset_classes_carry_their_row():
-    from models.hf.adapter import HFModel
-    from models.hf.presets import PRESETS
+    from harness_models.hf.adapter import HFModel
+    from harness_models.hf.presets import PRESETS
 
     assert list(PRESETS) == [p.name for p in HF_TABLE]
     thinking = PRESETS["qwen3_vl_32b_thinking"]
@@ -124,6 +124,6 @@ def test_hf_preset_classes_carry_their_row():
         "llava_video_time",
     )
     with pytest.raises(
-        ConfigError, match="model 'llava_video_8b': module 'models.hf.presets' has no attribute"
+        ConfigError, match="model 'llava_video_8b': module 'harness_models.hf.presets' has no attribute"
     ):
-        resolve_reference("models.hf.presets:llava_video_8b", what="model 'llava_video_8b'")
+        resolve_reference("harness_models.hf.presets:llava_video_8b", what="model 'llava_video_8b'")

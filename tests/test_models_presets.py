@@ -28,8 +28,8 @@ pytestmark = pytest.mark.hf
 import published_facts as published  # noqa: E402
 from tiny_checkpoints import PRESET_FAMILY, Checkpoints  # noqa: E402
 
-from models.hf import budget, presets, recipes  # noqa: E402
-from models.hf.adapter import HFModel  # noqa: E402
+from harness_models.hf import budget, presets, recipes  # noqa: E402
+from harness_models.hf.adapter import HFModel  # noqa: E402
 
 RECIPE = {
     "llava_video_7b": "llava_video_time",
@@ -49,8 +49,8 @@ def checkpoints():
 
 @pytest.fixture(scope="module")
 def data(tmp_path_factory):
-    from builders.cyclist.plugin import CyclistBuilder
-    from builders.tempcloze.commands import TempClozeBuilder
+    from harness_builders.cyclist.plugin import CyclistBuilder
+    from harness_builders.tempcloze.commands import TempClozeBuilder
 
     root = tmp_path_factory.mktemp("preset_data")
     (cyc,) = CyclistBuilder().demo(root / "cyclist")

@@ -83,7 +83,7 @@ def _clip(n, label):
 
 
 def test_internvideo_runs_its_remote_code_as_the_demo_does(remote_checkpoint):
-    from models.hf.internvideo import InternVideo25
+    from harness_models.hf.internvideo import InternVideo25
 
     model = InternVideo25(
         pretrained=str(remote_checkpoint), trust_remote_code="true", dtype="float32", device="cpu"
@@ -108,7 +108,7 @@ def test_internvideo_runs_its_remote_code_as_the_demo_does(remote_checkpoint):
 
 
 def test_internvideo_needs_an_explicit_trust_remote_code(remote_checkpoint):
-    from models.hf.internvideo import InternVideo25
+    from harness_models.hf.internvideo import InternVideo25
 
     with pytest.raises(ValueError, match="trust_remote_code=true"):
         InternVideo25(pretrained=str(remote_checkpoint))
@@ -116,7 +116,7 @@ def test_internvideo_needs_an_explicit_trust_remote_code(remote_checkpoint):
 
 def test_frame_tiles_normalise_like_the_demo():
     pytest.importorskip("torch")
-    from models.hf.internvideo import IMAGENET_MEAN, IMAGENET_STD, frame_tiles
+    from harness_models.hf.internvideo import IMAGENET_MEAN, IMAGENET_STD, frame_tiles
 
     tiles = frame_tiles(np.full((2, 10, 20, 3), 255, dtype=np.uint8))
     assert tuple(tiles.shape) == (2, 3, 448, 448)
@@ -137,7 +137,7 @@ def test_frame_tiles_normalise_like_the_demo():
 def test_hosted_presets_carry_the_papers_model_and_frame_budget(
     monkeypatch, preset, model_name, frames, key_env, url
 ):
-    from models.openai_api.presets import HOSTED
+    from harness_models.openai_api.presets import HOSTED
 
     monkeypatch.setenv(key_env, "test-key")
     model = HOSTED[preset]()
@@ -151,23 +151,23 @@ def test_hosted_presets_carry_the_papers_model_and_frame_budget(
 
 
 def test_plugins_register_the_new_presets_lazily():
-    from models.hf import plugin as hf_plugin
-    from models.openai_api import plugin as openai_plugin
+    from harness_models.hf import plugin as hf_plugin
+    from harness_models.openai_api import plugin as openai_plugin
 
     names: dict[str, str] = {}
     hf_plugin.register_models(lambda n, f, description="": names.__setitem__(n, f))
     openai_plugin.register_models(lambda n, f, description="": names.__setitem__(n, f))
-    assert names["internvideo2_5_8b"] == "models.hf.internvideo:InternVideo25"
-    assert names["qwen3_vl_8b"] == "models.hf.presets:qwen3_vl_8b"
-    assert names["gemini_2_5_flash"] == "models.openai_api.presets:gemini_2_5_flash"
+    assert names["internvideo2_5_8b"] == "harness_models.hf.internvideo:InternVideo25"
+    assert names["qwen3_vl_8b"] == "harness_models.hf.presets:qwen3_vl_8b"
+    assert names["gemini_2_5_flash"] == "harness_models.openai_api.presets:gemini_2_5_flash"
 
 
 def test_internvideo_through_the_evaluator_on_a_built_cyclist_set(remote_checkpoint, tmp_path):
-    from builders.cyclist.plugin import CyclistBuilder
     from harness.config.run import RunConfig
     from harness.engine.runner import run
     from harness.plugins.loading import load_plugins
     from harness.results.writer import read_samples
+    from harness_builders.cyclist.plugin import CyclistBuilder
 
     (demo,) = CyclistBuilder().demo(tmp_path / "cyclist")
     cfg = RunConfig(

@@ -30,8 +30,8 @@ pytest.importorskip("openai")
 
 import tiny_mirrors as tiny  # noqa: E402
 
-from models.hf import presets  # noqa: E402
-from models.openai_api.adapter import OpenAIModel  # noqa: E402
+from harness_models.hf import presets  # noqa: E402
+from harness_models.openai_api.adapter import OpenAIModel  # noqa: E402
 
 pytestmark = pytest.mark.hf
 

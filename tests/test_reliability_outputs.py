@@ -19,12 +19,12 @@ from harness.engine.runner import run
 from harness.plugins.loading import load_plugins
 from harness.plugins.registry import Entry
 from harness.scoring.task_results import aggregate_task
-from metrics import encode_rle
+from harness_metrics import encode_rle
 
 
 @pytest.fixture(scope="module")
 def rvt_demo(tmp_path_factory):
-    from builders.rvtbench.commands import RvtbenchBuilder
+    from harness_builders.rvtbench.commands import RvtbenchBuilder
 
     (ds,) = RvtbenchBuilder().demo(tmp_path_factory.mktemp("rvt"), 0)
     return ds.data_dir

@@ -239,7 +239,7 @@ CYCLIST_VQA = [
 
 @pytest.fixture(scope="module")
 def cyclist_demo(tmp_path_factory):
-    from builders.cyclist.plugin import CyclistBuilder
+    from harness_builders.cyclist.plugin import CyclistBuilder
 
     (ds,) = CyclistBuilder().demo(tmp_path_factory.mktemp("cyc"), 0)
     return ds.data_dir
@@ -322,7 +322,7 @@ RVT = [
 
 @pytest.fixture(scope="module")
 def rvt_demo(tmp_path_factory):
-    from builders.rvtbench.commands import RvtbenchBuilder
+    from harness_builders.rvtbench.commands import RvtbenchBuilder
 
     (ds,) = RvtbenchBuilder().demo(tmp_path_factory.mktemp("rvt"), 0)
     return ds.data_dir
@@ -355,7 +355,7 @@ TEMPCLOZE = [
 
 @pytest.fixture(scope="module")
 def tempcloze_demo(tmp_path_factory):
-    from builders.tempcloze.commands import TempClozeBuilder
+    from harness_builders.tempcloze.commands import TempClozeBuilder
 
     return TempClozeBuilder().demo(tmp_path_factory.mktemp("tc"), 0)[0].data_dir
 

@@ -13,8 +13,8 @@ import pytest
 
 from harness.config.run import RunConfig
 from harness.engine.runner import run
-from metrics import encode_rle
-from tasks.rvtbench.loader import FIELD_ALIASES, OPTIONAL_FIELDS, load_samples
+from harness_metrics import encode_rle
+from harness_tasks.rvtbench.loader import FIELD_ALIASES, OPTIONAL_FIELDS, load_samples
 
 TASKS = {"segmentation": "rvtbench_seg", "grounding": "rvtbench_grounding", "vqa": "rvtbench_vqa"}
 NAN, INF = math.nan, math.inf

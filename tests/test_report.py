@@ -303,9 +303,9 @@ def test_cyclist_paper_tables_and_fig8(cyclist_runs, tmp_path, figures):
 
 @pytest.fixture(scope="module")
 def tempcloze_runs(tmp_path_factory) -> tuple[Path, list[Path]]:
-    from builders.tempcloze.config import BuildConfig
-    from builders.tempcloze.pipeline import build_dataset
-    from builders.tempcloze.synthetic import make_source_folder
+    from harness_builders.tempcloze.config import BuildConfig
+    from harness_builders.tempcloze.pipeline import build_dataset
+    from harness_builders.tempcloze.synthetic import make_source_folder
 
     root = tmp_path_factory.mktemp("tc")
     make_source_folder(root / "src", count=4, seconds=6.0, fps=10.0, seed=1)
@@ -349,7 +349,7 @@ def test_tempcloze_dimension_joint_and_error_tables(tempcloze_runs, figures):
 
 @pytest.fixture(scope="module")
 def rvtbench_runs(tmp_path_factory) -> list[Path]:
-    from builders.rvtbench.commands import RvtbenchBuilder
+    from harness_builders.rvtbench.commands import RvtbenchBuilder
 
     root = tmp_path_factory.mktemp("rvt")
     (ds,) = RvtbenchBuilder().demo(root / "data", 0)

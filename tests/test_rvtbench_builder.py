@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from builds import cyclist_scenes, harness_build
 
-from builders.rvtbench.dt import validate_dt
-from builders.rvtbench.facts import downsample, object_facts
-from builders.rvtbench.tree import build_tree, subtree
-from metrics import decode_rle
+from harness_builders.rvtbench.dt import validate_dt
+from harness_builders.rvtbench.facts import downsample, object_facts
+from harness_builders.rvtbench.tree import build_tree, subtree
+from harness_metrics import decode_rle
 
 
 def _rvtbench_from(scenes: Path, out: Path, *options: str) -> None:
@@ -135,7 +135,7 @@ def test_rule_assignment_gives_one_type_per_object(built, tmp_path):
 
 
 def test_unknown_part_names_the_flag(tmp_path):
-    from builders.rvtbench.parts import load_part
+    from harness_builders.rvtbench.parts import load_part
 
     with pytest.raises(ValueError, match="--segmenter nope: no part registered as 'rvtbench.segmenter.nope'"):
         load_part("segmenter", "nope")

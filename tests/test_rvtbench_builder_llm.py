@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from builds import build_with
 
-from builders.rvtbench.dt import validate_dt
 from conftest import harness_env, run_harness
+from harness_builders.rvtbench.dt import validate_dt
 
 TASK_TYPES = ("segmentation", "grounding", "vqa", "summary")
 
@@ -18,7 +18,7 @@ TASK_TYPES = ("segmentation", "grounding", "vqa", "summary")
 @pytest.fixture(scope="module")
 def cyclist(tmp_path_factory) -> Path:
     """Two rendered CycliST L1 scenes (16 frames, 160x90): exact DTs, and small videos for --videos."""
-    from builders.cyclist.plugin import CyclistBuilder
+    from harness_builders.cyclist.plugin import CyclistBuilder
 
     out = tmp_path_factory.mktemp("rvtllm") / "cy"
     build_with(
@@ -34,9 +34,9 @@ def _samples(out: Path) -> list[dict]:
 
 
 def _llm_build(cyclist: Path, out: Path, mode: str):
-    from builders.rvtbench.commands import synthetic_sources
-    from builders.rvtbench.parts import load_model, load_part
-    from builders.rvtbench.pipeline import BuildOptions, build_dataset
+    from harness_builders.rvtbench.commands import synthetic_sources
+    from harness_builders.rvtbench.parts import load_model, load_part
+    from harness_builders.rvtbench.pipeline import BuildOptions, build_dataset
 
     model = load_model("rvt_json_llm", mode=mode)
     selector = load_part("selector", "llm", model=model, objects_per_video=3)
@@ -68,7 +68,7 @@ def test_llm_selection_and_queries_come_from_the_registered_model(cyclist, scrip
 
 
 def test_unusable_llm_replies_fall_back_to_rules_and_templates_and_are_counted(cyclist, scripted, tmp_path):
-    from builders.rvtbench.commands import RvtbenchBuilder
+    from harness_builders.rvtbench.commands import RvtbenchBuilder
 
     _, manifest = _llm_build(cyclist, tmp_path / "garbage", "garbage")
     build_with(
@@ -86,7 +86,7 @@ def test_unusable_llm_replies_fall_back_to_rules_and_templates_and_are_counted(c
 def test_vlm_describer_sends_the_masked_object_scene_and_key_frames(scripted):
     import numpy as np
 
-    from builders.rvtbench.parts import load_part
+    from harness_builders.rvtbench.parts import load_part
 
     describer = load_part("describer", "vlm", model_name="rvt_scripted_vlm")
     frame = np.full((12, 16, 3), 200, dtype=np.uint8)

@@ -116,7 +116,7 @@ def _frames() -> np.ndarray:
 
 
 def test_depth_anything_stage_on_a_tiny_model(tmp_path):
-    from builders.rvtbench.parts import load_part
+    from harness_builders.rvtbench.parts import load_part
 
     depth = load_part("depth", "depth_anything", model=str(_tiny_depth_anything(tmp_path / "da")))
     out = depth.depth(_frames())
@@ -124,10 +124,10 @@ def test_depth_anything_stage_on_a_tiny_model(tmp_path):
 
 
 def test_sam2_segmenter_and_perception_dt_on_tiny_models(tmp_path):
-    from builders.rvtbench.describers import OpenCVDescriber
-    from builders.rvtbench.dt import validate_dt
-    from builders.rvtbench.parts import load_part
-    from builders.rvtbench.perception import perception_dt
+    from harness_builders.rvtbench.describers import OpenCVDescriber
+    from harness_builders.rvtbench.dt import validate_dt
+    from harness_builders.rvtbench.parts import load_part
+    from harness_builders.rvtbench.perception import perception_dt
 
     seg = load_part(
         "segmenter", "sam2", model=str(_tiny_sam2(tmp_path / "sam2")), grid=2, min_area=0.0, max_instances=4
@@ -162,7 +162,7 @@ def cyclist_scene(tmp_path_factory) -> Path:
     """One rendered CycliST L1 scene (8 frames, 160x90)."""
     import argparse
 
-    from builders.cyclist.plugin import CyclistBuilder
+    from harness_builders.cyclist.plugin import CyclistBuilder
 
     out = tmp_path_factory.mktemp("rvthf") / "cy"
     parser = argparse.ArgumentParser()
@@ -173,7 +173,7 @@ def cyclist_scene(tmp_path_factory) -> Path:
 
 
 def test_sam2_box_to_mask_part_on_a_tiny_model(tmp_path):
-    from builders.rvtbench.parts import load_part
+    from harness_builders.rvtbench.parts import load_part
 
     part = load_part("box_to_mask", "sam2", model=str(_tiny_sam2_image(tmp_path / "sam2img")))
     masks = part.masks(_frames(), [[[8, 10, 20, 20]], [], [[8, 10, 20, 20], [40, 20, 20, 24]]])
@@ -184,10 +184,10 @@ def test_sam2_box_to_mask_part_on_a_tiny_model(tmp_path):
 def test_seg_boxes_task_runs_the_tiny_sam2_pipeline_and_names_it(cyclist_scene, tmp_path, monkeypatch):
     import argparse
 
-    from builders.rvtbench.commands import RvtbenchBuilder
     from conftest import PLUGIN_PKG, write_dist_info
     from harness.config.run import RunConfig
     from harness.engine.runner import run
+    from harness_builders.rvtbench.commands import RvtbenchBuilder
 
     site = tmp_path / "site"
     write_dist_info(site, "harness-rvtscripted", "0.1.0", {"rvtscripted": "harness_rvtscripted.plugin"})
@@ -223,8 +223,8 @@ def test_build_from_videos_with_tiny_sam2_and_depth_anything(cyclist_scene, tmp_
     import argparse
     import json
 
-    from builders.rvtbench.commands import RvtbenchBuilder
-    from builders.rvtbench.dt import validate_dt
+    from harness_builders.rvtbench.commands import RvtbenchBuilder
+    from harness_builders.rvtbench.dt import validate_dt
 
     sam2 = _tiny_sam2(tmp_path / "sam2")
     depth = _tiny_depth_anything(tmp_path / "da")

@@ -14,15 +14,15 @@ from pathlib import Path
 import pytest
 
 from harness.api import DataError, is_unpacked
-from tasks.rvtbench.loader import FIELD_ALIASES, OPTIONAL_FIELDS, load_samples
-from tasks.rvtbench.release import find_layout
+from harness_tasks.rvtbench.loader import FIELD_ALIASES, OPTIONAL_FIELDS, load_samples
+from harness_tasks.rvtbench.release import find_layout
 
 KEEP = set(FIELD_ALIASES) | set(OPTIONAL_FIELDS)  # each field by its first name
 
 
 @pytest.fixture(scope="module")
 def build(tmp_path_factory) -> Path:
-    from builders.rvtbench.commands import RvtbenchBuilder
+    from harness_builders.rvtbench.commands import RvtbenchBuilder
 
     (ds,) = RvtbenchBuilder().demo(tmp_path_factory.mktemp("rvtlayout"), 0)
     return ds.data_dir

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from builders.rvtbench.facts import EVENT_WORDS, ObjectFacts
-from builders.rvtbench.vqa import answer_vocabulary, vqa_items
-from tasks.rvtbench.vqa_answers import rule_correct
+from harness_builders.rvtbench.facts import EVENT_WORDS, ObjectFacts
+from harness_builders.rvtbench.vqa import answer_vocabulary, vqa_items
+from harness_tasks.rvtbench.vqa_answers import rule_correct
 
 ROOT = Path(__file__).resolve().parents[1]
 TIERS = ("L1", "L2", "L3", "L4", "L5")

@@ -11,7 +11,7 @@ import pytest
 from builds import build_with
 
 from conftest import run_in
-from metrics import decode_rle
+from harness_metrics import decode_rle
 
 DX, DY = 3, 2
 
@@ -19,8 +19,8 @@ DX, DY = 3, 2
 @pytest.fixture(scope="module")
 def small_set(tmp_path_factory) -> Path:
     """Two CycliST L1 scenes (16 frames, 160x90) as an RVTBench set with every task type."""
-    from builders.cyclist.plugin import CyclistBuilder
-    from builders.rvtbench.commands import RvtbenchBuilder
+    from harness_builders.cyclist.plugin import CyclistBuilder
+    from harness_builders.rvtbench.commands import RvtbenchBuilder
 
     base = tmp_path_factory.mktemp("rvtsmall")
     build_with(
@@ -134,8 +134,8 @@ def test_segmentation_from_boxes_needs_the_explicit_pipeline_and_records_it(
 
 def test_rejected_boxes_on_the_box_pipeline_are_invalid_and_scored_as_empty(small_set, scripted, monkeypatch):
     from harness.api import Response
-    from tasks.rvtbench.mask_pipeline import configured_pipeline, parse
-    from tasks.rvtbench.scoring import score
+    from harness_tasks.rvtbench.mask_pipeline import configured_pipeline, parse
+    from harness_tasks.rvtbench.scoring import score
 
     monkeypatch.setenv("HARNESS_RVTBENCH_BOX_TO_MASK", "fill")
     row = next(iter(_rows(small_set, "segmentation").values()))
@@ -153,7 +153,7 @@ def test_rejected_boxes_on_the_box_pipeline_are_invalid_and_scored_as_empty(smal
 
 def test_an_unknown_box_to_mask_part_names_the_setting_and_the_registered_ones(scripted, monkeypatch):
     from harness.api import DataError
-    from tasks.rvtbench.mask_pipeline import configured_pipeline
+    from harness_tasks.rvtbench.mask_pipeline import configured_pipeline
 
     monkeypatch.delenv("HARNESS_RVTBENCH_BOX_TO_MASK", raising=False)
     with pytest.raises(DataError, match=r"box_to_mask 'nope'.*rvtbench\.box_to_mask\.fill.*sam2"):

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from builds import cyclist_scenes, harness_build
 
-from builders.rvtbench.facts import downsample, object_facts
-from builders.rvtbench.tree import execute
 from conftest import run_in
+from harness_builders.rvtbench.facts import downsample, object_facts
+from harness_builders.rvtbench.tree import execute
 
 ROOT = Path(__file__).resolve().parents[1]
 CELLS = [
@@ -91,8 +91,8 @@ def test_queries_are_unique_on_the_twin_and_their_level_is_the_tree_depth(full):
 
 
 def test_vqa_questions_vary_and_random_is_near_chance_while_oracle_is_perfect(full, tmp_path):
-    from tasks.rvtbench.loader import load_samples
-    from tasks.rvtbench.request import answer_space
+    from harness_tasks.rvtbench.loader import load_samples
+    from harness_tasks.rvtbench.request import answer_space
 
     vqa = [s for s in _samples(full) if s["task_type"] == "vqa"]
     assert len({s["answer"]["kind"] for s in vqa}) >= 4

@@ -15,8 +15,8 @@ from conftest import run_in
 from harness.api import DataError, DroppedRow, VideoRef, media_identity
 from harness.frames import FrameSpec, load_clip, probe_video
 from harness.frames.cache import FrameCache
-from metrics import decode_rle
-from tasks.rvtbench.loader import load_samples
+from harness_metrics import decode_rle
+from harness_tasks.rvtbench.loader import load_samples
 
 
 @pytest.fixture(scope="module")

@@ -10,10 +10,10 @@ import pytest
 
 from conftest import run_in
 from harness.api import Response
-from metrics import encode_rle, ptb_java
-from tasks.rvtbench.loader import load_samples
-from tasks.rvtbench.parsing import parse
-from tasks.rvtbench.scoring import score
+from harness_metrics import encode_rle, ptb_java
+from harness_tasks.rvtbench.loader import load_samples
+from harness_tasks.rvtbench.parsing import parse
+from harness_tasks.rvtbench.scoring import score
 
 FIXTURE = Path(__file__).resolve().parents[1] / "tasks" / "rvtbench" / "fixtures" / "release"
 
@@ -172,7 +172,7 @@ def test_release_format_fixture_loads():
 
 def test_report_prints_cider_d_on_its_own_scale_and_names_the_tokenizer():
     from harness.report.formatting import value_text as format_cell
-    from tasks.rvtbench.report_sections import metric_table, rvtbench_sections
+    from harness_tasks.rvtbench.report_sections import metric_table, rvtbench_sections
 
     cell = {"n_samples": 3, "CIDEr-D": 9.5, "ROUGE-L": 0.5}
     run = {

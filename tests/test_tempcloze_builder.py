@@ -12,17 +12,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from builders.tempcloze.config import BuildConfig
-from builders.tempcloze.intervals import Piece, plan_indices
-from builders.tempcloze.layout import ALL_CLIPS, DIMENSIONS, clip_file
-from builders.tempcloze.mixed import select_mixed
-from builders.tempcloze.pipeline import NoUsableVideos, build_dataset
-from builders.tempcloze.synthetic import make_source_folder, write_pattern_video
-from builders.tempcloze.virtual import load_item_document, virtual_refs
 from harness.contract.messages import Response
 from harness.contract.model import Model
 from harness.data.media import VideoRef
 from harness.frames.spec import FrameSpec
+from harness_builders.tempcloze.config import BuildConfig
+from harness_builders.tempcloze.intervals import Piece, plan_indices
+from harness_builders.tempcloze.layout import ALL_CLIPS, DIMENSIONS, clip_file
+from harness_builders.tempcloze.mixed import select_mixed
+from harness_builders.tempcloze.pipeline import NoUsableVideos, build_dataset
+from harness_builders.tempcloze.synthetic import make_source_folder, write_pattern_video
+from harness_builders.tempcloze.virtual import load_item_document, virtual_refs
 
 ALL = FrameSpec(strategy="all")
 
@@ -218,7 +218,7 @@ def test_model_suitability_filter(sources, tmp_path):
 
 
 def test_build_command_and_demo(sources, tmp_path):
-    from builders.tempcloze.commands import TempClozeBuilder
+    from harness_builders.tempcloze.commands import TempClozeBuilder
 
     builder = TempClozeBuilder()
     parser = argparse.ArgumentParser()
@@ -245,7 +245,7 @@ def test_build_command_and_demo(sources, tmp_path):
 
 
 def test_plugin_registers_three_builders():
-    from builders.tempcloze import plugin
+    from harness_builders.tempcloze import plugin
 
     seen = {}
     plugin.register_builders(lambda name, factory, description="": seen.setdefault(name, factory))

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from builders.tempcloze.commands import TempClozeDiagnoseBuilder, TempClozeHardBuilder
-from builders.tempcloze.config import BuildConfig
-from builders.tempcloze.diagnostics import edge_baseline, edge_frame_check, linear_probabilities
-from builders.tempcloze.hard import hard_subset, tally
-from builders.tempcloze.pipeline import build_dataset
-from builders.tempcloze.synthetic import make_source_folder
+from harness_builders.tempcloze.commands import TempClozeDiagnoseBuilder, TempClozeHardBuilder
+from harness_builders.tempcloze.config import BuildConfig
+from harness_builders.tempcloze.diagnostics import edge_baseline, edge_frame_check, linear_probabilities
+from harness_builders.tempcloze.hard import hard_subset, tally
+from harness_builders.tempcloze.pipeline import build_dataset
+from harness_builders.tempcloze.synthetic import make_source_folder
 
 
 def _samples(path: Path, wrong: set[tuple[str, str]], stems=("s1", "s2", "s3", "s4"), extra=()) -> Path:

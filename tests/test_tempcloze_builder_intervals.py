@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from builders.tempcloze.intervals import (
+from harness_builders.tempcloze.intervals import (
     GapRejected,
     GapRules,
     Piece,
@@ -21,7 +21,7 @@ from builders.tempcloze.intervals import (
     semantic_clips_release,
     thirds,
 )
-from builders.tempcloze.layout import ALL_CLIPS
+from harness_builders.tempcloze.layout import ALL_CLIPS
 
 SIZES = [40, 64, 97, 160, 480, 1800]
 
@@ -127,7 +127,7 @@ def test_semantic_release_direct():
 
 @pytest.mark.parametrize("n", [64, 160, 480])
 def test_all_candidates_of_a_dimension_are_distinct(n):
-    from builders.tempcloze.layout import DIMENSIONS
+    from harness_builders.tempcloze.layout import DIMENSIONS
 
     for seed in range(10):
         plan = plan_item(n, GapRules(), item_rng(seed, "d"))

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from builders.tempcloze.commands import TempClozeBuilder
-from builders.tempcloze.suitability import load_suitability_model
-from builders.tempcloze.synthetic import make_source_folder
 from conftest import PLUGIN_PKG, write_dist_info
 from harness.api import ConfigError
+from harness_builders.tempcloze.commands import TempClozeBuilder
+from harness_builders.tempcloze.suitability import load_suitability_model
+from harness_builders.tempcloze.synthetic import make_source_folder
 
 MODEL = "scripted_suitability"
 

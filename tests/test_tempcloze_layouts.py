@@ -17,7 +17,7 @@ import pytest
 
 from harness.api import DroppedRow
 from harness.cli.main import main
-from tasks.tempcloze.loader import load
+from harness_tasks.tempcloze.loader import load
 
 BOM = "\ufeff"
 
@@ -25,9 +25,9 @@ BOM = "\ufeff"
 @pytest.fixture(scope="module")
 def release(tmp_path_factory) -> Path:
     """Three items in the release's file layout (no clips.json), with its three subset files at the root."""
-    from builders.tempcloze.config import BuildConfig
-    from builders.tempcloze.pipeline import build_dataset
-    from builders.tempcloze.synthetic import make_source_folder
+    from harness_builders.tempcloze.config import BuildConfig
+    from harness_builders.tempcloze.pipeline import build_dataset
+    from harness_builders.tempcloze.synthetic import make_source_folder
 
     base = tmp_path_factory.mktemp("tc_official")
     make_source_folder(base / "videos", count=3, seconds=6.0, fps=10.0, seed=3)

@@ -4,7 +4,7 @@ figure beside it that counts it wrong."""
 
 from __future__ import annotations
 
-from tasks.tempcloze.aggregate import aggregate
+from harness_tasks.tempcloze.aggregate import aggregate
 
 
 def record(stem: str, dim: str, valid: bool, right: bool) -> dict:

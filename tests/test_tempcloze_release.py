@@ -83,9 +83,9 @@ def test_frame_density_group_runs_8_12_16_and_20_frames(release_root, tmp_path):
 
 
 def test_items_carry_their_source_and_results_and_reports_get_a_per_source_table(tmp_path):
-    from builders.tempcloze.config import BuildConfig
-    from builders.tempcloze.pipeline import build_dataset
-    from builders.tempcloze.synthetic import make_source_folder
+    from harness_builders.tempcloze.config import BuildConfig
+    from harness_builders.tempcloze.pipeline import build_dataset
+    from harness_builders.tempcloze.synthetic import make_source_folder
 
     videos, data = tmp_path / "videos", tmp_path / "d" / "tempcloze"
     make_source_folder(videos / "MiraData", count=2, seconds=6.0, fps=10.0, seed=1)
@@ -108,7 +108,7 @@ def test_items_carry_their_source_and_results_and_reports_get_a_per_source_table
 
 
 def test_source_name_from_flag_subfolder_or_folder(tmp_path):
-    from builders.tempcloze.pipeline import source_name
+    from harness_builders.tempcloze.pipeline import source_name
 
     assert source_name(tmp_path / "Video-TT" / "a.mp4", tmp_path) == "Video-TT"
     assert source_name(tmp_path / "a.mp4", tmp_path) == tmp_path.name
@@ -118,7 +118,7 @@ def test_source_name_from_flag_subfolder_or_folder(tmp_path):
 def test_build_flag_source_names_every_item_and_leaves_sources_alone():
     import argparse
 
-    from builders.tempcloze.config import add_build_arguments, config_from_args
+    from harness_builders.tempcloze.config import add_build_arguments, config_from_args
 
     parser = argparse.ArgumentParser()
     add_build_arguments(parser)
@@ -160,7 +160,7 @@ class Recorder(Model):
 
 
 def test_each_clip_label_reaches_the_model_once_as_in_the_public_prompt(release_root, tmp_path):
-    from models.openai_api.encoding import to_messages
+    from harness_models.openai_api.encoding import to_messages
 
     state = load_plugins()
     state.registry.add(Entry("model", "recorder", Recorder, plugin="tests"))

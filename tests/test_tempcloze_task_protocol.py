@@ -12,10 +12,10 @@ import pytest
 from conftest import run_in
 from harness.api import DataError, FrameSpec, Response
 from harness.frames.sampler import sample_indices
-from tasks.tempcloze.aggregate import chance_levels
-from tasks.tempcloze.loader import load
-from tasks.tempcloze.parsing import parse, parse_letter
-from tasks.tempcloze.protocol import public_frame_indices, rotate, seeded_order
+from harness_tasks.tempcloze.aggregate import chance_levels
+from harness_tasks.tempcloze.loader import load
+from harness_tasks.tempcloze.parsing import parse, parse_letter
+from harness_tasks.tempcloze.protocol import public_frame_indices, rotate, seeded_order
 
 # The task's frame spec (tasks/tempcloze/configs/_base.yaml).
 TASK_SPEC = FrameSpec(strategy="segment", count=16, trim=1, max_height=360)
@@ -210,7 +210,7 @@ def _pattern(t0: int, n: int, step: int = 1) -> np.ndarray:
 
 
 def test_edge_baseline_picks_the_clip_that_continues_the_context():
-    from tasks.tempcloze.baselines.edge import EdgeModel
+    from harness_tasks.tempcloze.baselines.edge import EdgeModel
 
     before, gt, after = _pattern(0, 16), _pattern(16, 16), _pattern(32, 16)
     cands = {"A": _pattern(40, 16), "B": gt[::-1].copy(), "C": gt, "D": _pattern(5, 16)}
@@ -226,7 +226,7 @@ def test_edge_baseline_picks_the_clip_that_continues_the_context():
 
 
 def test_single_frame_baseline_uses_one_frame_per_clip():
-    from tasks.tempcloze.baselines.single_frame import SingleFrameModel
+    from harness_tasks.tempcloze.baselines.single_frame import SingleFrameModel
 
     before, after = _pattern(0, 16), _pattern(32, 16)
     gt = _pattern(16, 16)

@@ -310,9 +310,9 @@ def test_context_direction_shows_only_one_context_clip(virtual_root, tmp_path):
 
 
 def test_sources_outside_the_dataset_root_are_counted_media_errors(tmp_path):
-    from builders.tempcloze.config import BuildConfig
-    from builders.tempcloze.pipeline import build_dataset
-    from builders.tempcloze.synthetic import make_source_folder
+    from harness_builders.tempcloze.config import BuildConfig
+    from harness_builders.tempcloze.pipeline import build_dataset
+    from harness_builders.tempcloze.synthetic import make_source_folder
 
     make_source_folder(tmp_path / "sources", count=1, seconds=6.0, fps=10.0, seed=3)
     cfg = BuildConfig(virtual=True, sources="reference")  # clips point at sources outside the dataset

@@ -18,9 +18,9 @@ from harness.frames import load_clip
 from harness.frames.synthetic import read_marker, write_marker_video
 from harness.plugins.loading import load_plugins
 from harness.plugins.registry import Entry
-from tasks.tempcloze.loader import load
-from tasks.tempcloze.protocol import public_frame_indices
-from tasks.tempcloze.span import visible_clip
+from harness_tasks.tempcloze.loader import load
+from harness_tasks.tempcloze.protocol import public_frame_indices
+from harness_tasks.tempcloze.span import visible_clip
 
 SPEC = FrameSpec(strategy="segment", count=16, trim=1, max_height=360)  # the task's frame spec
 N_VIDEOS = 3
@@ -147,7 +147,7 @@ def test_media_log_and_table_show_k_context_frames_and_16_candidate_frames(virtu
 
 def test_report_shows_the_visible_span_table(virtual_root, tmp_path):
     from harness.report import load_runs
-    from tasks.tempcloze.report_sections import tempcloze_sections
+    from harness_tasks.tempcloze.report_sections import tempcloze_sections
 
     out = _run(
         tmp_path,

@@ -16,8 +16,8 @@ from .scene import SceneGenerationError, dump_scene, generate_scene, scene_stem
 from .settings import Composition, SceneSettings, check_feasible, plan_scene
 
 RENDERERS = {
-    "raster": "builders.cyclist.render.raster:RasterRenderer",
-    "blender": "builders.cyclist.render.blender:BlenderRenderer",
+    "raster": "harness_builders.cyclist.render.raster:RasterRenderer",
+    "blender": "harness_builders.cyclist.render.blender:BlenderRenderer",
 }
 MANIFEST_VERSION = 1
 

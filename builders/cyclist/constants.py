@@ -1,13 +1,15 @@
 """The release's fixed vocabularies (meshes, materials, CLEVR colours, sizes, cycle types, relations, tiers),
 read from the one definition the task reads too: tasks/cyclist/vocabulary.json (a data file, so the builder
-imports no task; docs/benchmarks/cyclist.md, "One vocabulary")."""
+imports no task; docs/benchmarks/cyclist.md, "One vocabulary"), found where the package `harness_tasks` is
+installed without importing it."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
 
-VOCABULARY_FILE = Path(__file__).resolve().parents[2] / "tasks" / "cyclist" / "vocabulary.json"
+VOCABULARY_FILE = Path(importlib.util.find_spec("harness_tasks").origin).parent / "cyclist" / "vocabulary.json"
 _VOCABULARY = json.loads(VOCABULARY_FILE.read_text(encoding="utf-8"))
 
 COLORS: tuple[str, ...] = tuple(_VOCABULARY["colors"])

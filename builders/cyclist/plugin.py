@@ -125,8 +125,8 @@ class CyclistBuilder(Builder):
 @hookimpl
 def register_builders(register) -> None:
     """The builder command and its renderer parts (lazy string references)."""
-    register("cyclist", "builders.cyclist.plugin:CyclistBuilder", CyclistBuilder.description)
+    register("cyclist", "harness_builders.cyclist.plugin:CyclistBuilder", CyclistBuilder.description)
     register(
-        "cyclist.renderer.raster", "builders.cyclist.render.raster:RasterRenderer", "fast numpy CPU renderer"
+        "cyclist.renderer.raster", "harness_builders.cyclist.render.raster:RasterRenderer", "fast numpy CPU renderer"
     )
-    register("cyclist.renderer.blender", "builders.cyclist.render.blender:BlenderRenderer", "Cycles via bpy")
+    register("cyclist.renderer.blender", "harness_builders.cyclist.render.blender:BlenderRenderer", "Cycles via bpy")

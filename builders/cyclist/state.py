@@ -4,7 +4,7 @@ The release's cycle records (per-frame states for linear/orbit/rotate, key frame
 per-frame light intensities) are read here and only here: the frame count (`scene_num_frames`), which key
 frame a frame shows (`shown_keyframe`), the sizes a resize cycle's keys stand for (`resize_keys`) and an
 object's ground position per frame (`object_locations`). `frame_states(scene)` turns them into dense arrays
-for renderers and other consumers; the question engine's checked view (builders.cyclist.questions.state)
+for renderers and other consumers; the question engine's checked view (harness_builders.cyclist.questions.state)
 is built from the same functions. Frame index t is 0-based: the release's state entry with
 `"frame": t + 1` and `relationships[rel][str(t)]`.
 """

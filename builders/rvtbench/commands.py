@@ -6,8 +6,8 @@ import argparse
 import json
 from pathlib import Path
 
-from builders.cyclist.plugin import CyclistBuilder
 from harness.api import Builder, DemoDataset
+from harness_builders.cyclist.plugin import CyclistBuilder
 
 from .parts import load_model, load_part
 from .perception import decode_video, perception_dt

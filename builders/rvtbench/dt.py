@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from metrics import encode_rle
+from harness_metrics import encode_rle
 
 SCHEMA_PATH = Path(__file__).with_name("dt_schema.json")
 SAME_DEPTH_THRESHOLD = 10.0  # paper Sec. 2.2: depth means within 10 are "approximately the same distance"

@@ -6,36 +6,36 @@ from harness.hookspecs import hookimpl
 
 PARTS = {
     "rvtbench.segmenter.sam2": (
-        "builders.rvtbench.segment_sam2:Sam2Segmenter",
+        "harness_builders.rvtbench.segment_sam2:Sam2Segmenter",
         "SAM 2 video predictor (transformers)",
     ),
     "rvtbench.depth.depth_anything": (
-        "builders.rvtbench.depth_anything:DepthAnything",
+        "harness_builders.rvtbench.depth_anything:DepthAnything",
         "Depth Anything V2 (transformers)",
     ),
     "rvtbench.describer.vlm": (
-        "builders.rvtbench.describers:VLMDescriber",
+        "harness_builders.rvtbench.describers:VLMDescriber",
         "descriptions from a registered VLM",
     ),
     "rvtbench.describer.opencv": (
-        "builders.rvtbench.describers:OpenCVDescriber",
+        "harness_builders.rvtbench.describers:OpenCVDescriber",
         "offline descriptions from colour/size",
     ),
     "rvtbench.selector.rules": (
-        "builders.rvtbench.selection:RuleSelector",
+        "harness_builders.rvtbench.selection:RuleSelector",
         "documented selection and task-type rules",
     ),
     "rvtbench.selector.llm": (
-        "builders.rvtbench.selection:LLMSelector",
+        "harness_builders.rvtbench.selection:LLMSelector",
         "selection and task types by a registered LLM",
     ),
     "rvtbench.query.templates": (
-        "builders.rvtbench.queries:TemplateQueries",
+        "harness_builders.rvtbench.queries:TemplateQueries",
         "queries and answers from templates",
     ),
-    "rvtbench.query.llm": ("builders.rvtbench.queries:LLMQueries", "queries and answers by a registered LLM"),
+    "rvtbench.query.llm": ("harness_builders.rvtbench.queries:LLMQueries", "queries and answers by a registered LLM"),
     "rvtbench.box_to_mask.sam2": (
-        "builders.rvtbench.box_to_mask_sam2:Sam2BoxToMask",
+        "harness_builders.rvtbench.box_to_mask_sam2:Sam2BoxToMask",
         "masks from box prompts, SAM 2 image model (transformers); used by rvtbench_seg_boxes",
     ),
 }
@@ -46,7 +46,7 @@ def register_builders(register):
     """`rvtbench` and its parts (names with a dot are parts, not commands)."""
     register(
         "rvtbench",
-        "builders.rvtbench.commands:RvtbenchBuilder",
+        "harness_builders.rvtbench.commands:RvtbenchBuilder",
         "RVTBench samples from videos via digital twins, reasoning trees and queries (paper 002)",
     )
     for name, (ref, description) in PARTS.items():

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from metrics import decode_rle, encode_rle
+from harness_metrics import decode_rle, encode_rle
 
 from .facts import ObjectFacts
 from .llm_io import ask_json, dt_digest

@@ -3,7 +3,7 @@
 `--from-synthetic` needs no perception model: instance masks are the CycliST builder's masks JSON (COCO RLE
 per object per frame), per-pixel depth is the raster renderer's z-buffer (exact for raster builds; for
 Blender builds it is the same geometry rendered by the raster camera model), and attributes (colour, size,
-material, shape) per frame come from `builders.cyclist.state.frame_states`.
+material, shape) per frame come from `harness_builders.cyclist.state.frame_states`.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from builders.cyclist.layout import dataset_parts
-from builders.cyclist.render.raster import RasterRenderer
-from builders.cyclist.state import frame_states
-from metrics import decode_rle
+from harness_builders.cyclist.layout import dataset_parts
+from harness_builders.cyclist.render.raster import RasterRenderer
+from harness_builders.cyclist.state import frame_states
+from harness_metrics import decode_rle
 
 from .dt import SAME_DEPTH_THRESHOLD, frame_relations, instance_record, normalise_depth, spatial_description
 from .features import FrameFeatures

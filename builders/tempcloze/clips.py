@@ -11,10 +11,10 @@ from pathlib import Path
 
 import numpy as np
 
-from builders.tempcloze.intervals import ClipPlan
-from builders.tempcloze.layout import ALL_CLIPS, clip_file
 from harness.api import FrameSpec, Segment, VideoRef
 from harness.frames import load_clip, write_video
+from harness_builders.tempcloze.intervals import ClipPlan
+from harness_builders.tempcloze.layout import ALL_CLIPS, clip_file
 
 CHUNK_FRAMES = 96
 

@@ -13,14 +13,14 @@ from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
-from builders.tempcloze.config import BuildConfig, add_build_arguments, config_from_args
-from builders.tempcloze.diagnostics import diagnose
-from builders.tempcloze.hard import count_by_runs, hard_subset, tally
-from builders.tempcloze.layout import DIMENSION_NAMES, HARD_FILE
-from builders.tempcloze.pipeline import build_dataset
-from builders.tempcloze.suitability import load_suitability_model
-from builders.tempcloze.synthetic import make_source_folder
 from harness.api import Builder, ConfigError, DemoDataset
+from harness_builders.tempcloze.config import BuildConfig, add_build_arguments, config_from_args
+from harness_builders.tempcloze.diagnostics import diagnose
+from harness_builders.tempcloze.hard import count_by_runs, hard_subset, tally
+from harness_builders.tempcloze.layout import DIMENSION_NAMES, HARD_FILE
+from harness_builders.tempcloze.pipeline import build_dataset
+from harness_builders.tempcloze.suitability import load_suitability_model
+from harness_builders.tempcloze.synthetic import make_source_folder
 
 SYNTHETIC_SECONDS, SYNTHETIC_FPS = 6.0, 10.0  # the demo's synthetic sources (they pass the paper's filters)
 HARD_NEXT = (

@@ -19,7 +19,9 @@ from typing import Any, Optional
 import cv2
 import numpy as np
 
-from builders.tempcloze.layout import (
+from harness.api import FrameSpec, Segment, VideoRef
+from harness.frames import load_clip, probe_video
+from harness_builders.tempcloze.layout import (
     ALL_CLIPS,
     CHOICES_DIR,
     CLIPS_FILE,
@@ -27,9 +29,7 @@ from builders.tempcloze.layout import (
     DIMENSIONS,
     clip_file,
 )
-from builders.tempcloze.virtual import virtual_refs
-from harness.api import FrameSpec, Segment, VideoRef
-from harness.frames import load_clip, probe_video
+from harness_builders.tempcloze.virtual import virtual_refs
 
 FeatureFn = Callable[[np.ndarray], np.ndarray]
 

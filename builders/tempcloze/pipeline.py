@@ -16,16 +16,16 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any, Optional
 
-from builders.tempcloze.analysis import MotionProbe, pair_starts
-from builders.tempcloze.clips import write_item_clips
-from builders.tempcloze.config import VIDEO_EXTENSIONS, BuildConfig
-from builders.tempcloze.intervals import GapRejected, ItemPlan, gap_length_bounds, item_rng, plan_item
-from builders.tempcloze.layout import CHOICES_DIR, CLIPS_FILE, MANIFEST_FILE, MIXED_FILE, SOURCES_DIR
-from builders.tempcloze.mixed import select_mixed
-from builders.tempcloze.suitability import ask_suitability
-from builders.tempcloze.virtual import item_document, source_reference, write_item_document
 from harness.api import FrameSpec, Model, Segment, VideoRef, media_identity
 from harness.frames import MediaError, load_clip, probe_video
+from harness_builders.tempcloze.analysis import MotionProbe, pair_starts
+from harness_builders.tempcloze.clips import write_item_clips
+from harness_builders.tempcloze.config import VIDEO_EXTENSIONS, BuildConfig
+from harness_builders.tempcloze.intervals import GapRejected, ItemPlan, gap_length_bounds, item_rng, plan_item
+from harness_builders.tempcloze.layout import CHOICES_DIR, CLIPS_FILE, MANIFEST_FILE, MIXED_FILE, SOURCES_DIR
+from harness_builders.tempcloze.mixed import select_mixed
+from harness_builders.tempcloze.suitability import ask_suitability
+from harness_builders.tempcloze.virtual import item_document, source_reference, write_item_document
 
 FILTER_STAGES = ("readable", "duration", "sharpness", "suitability", "motion")
 # The flag that sets the threshold behind a skip reason (named when nothing passed).

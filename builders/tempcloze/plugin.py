@@ -10,16 +10,16 @@ def register_builders(register):
     """`tempcloze`, `tempcloze-hard` and the `tempcloze.diagnose` part."""
     register(
         "tempcloze",
-        "builders.tempcloze.commands:TempClozeBuilder",
+        "harness_builders.tempcloze.commands:TempClozeBuilder",
         description="TempCloze items from a folder of videos (files or --virtual segment lists)",
     )
     register(
         "tempcloze-hard",
-        "builders.tempcloze.commands:TempClozeHardBuilder",
+        "harness_builders.tempcloze.commands:TempClozeHardBuilder",
         description="TempCloze-Hard subset from results or samples files",
     )
     register(
         "tempcloze.diagnose",
-        "builders.tempcloze.commands:TempClozeDiagnoseBuilder",
+        "harness_builders.tempcloze.commands:TempClozeDiagnoseBuilder",
         description="TempCloze diagnostics (edge-frame check, edge baseline); run by `harness diagnose tempcloze DIR`",
     )

@@ -12,9 +12,9 @@ import os
 from pathlib import Path
 from typing import Any, Union
 
-from builders.tempcloze.intervals import ClipPlan, ItemPlan
-from builders.tempcloze.layout import ALL_CLIPS
 from harness.api import Segment, VideoRef, write_atomic
+from harness_builders.tempcloze.intervals import ClipPlan, ItemPlan
+from harness_builders.tempcloze.layout import ALL_CLIPS
 
 CLIPS_FORMAT = "tempcloze-clips"
 CLIPS_VERSION = 1

@@ -1,9 +1,10 @@
 """Plugin discovery: built-in plugins from the source tree, entry points of the group "harness",
 `--include_path` folders, and HARNESS_PLUGINS.
 
-Built-in plugins (`plugin.py` and `*_plugin.py` modules under tasks/, models/, metrics/ and builders/ next to
-the `harness` package) are found by scanning the source tree, so a checkout that was changed but not
-reinstalled still sees exactly its own plugins. Each keeps its entry-point name from setup.cfg when an entry
+Built-in plugins (`plugin.py` and `*_plugin.py` modules of the packages `harness_tasks`, `harness_models`,
+`harness_metrics` and `harness_builders`, the folders tasks/, models/, metrics/ and builders/ of the checkout)
+are found by scanning those packages' folders wherever they are installed, so a checkout that was changed but
+not reinstalled still sees exactly its own plugins. Each keeps its entry-point name from setup.cfg when an entry
 point names it (no double registration); an entry point of this project naming a module that no longer
 exists in the tree (a stale install) is skipped. Third-party plugins keep loading through entry points.
 
@@ -17,6 +18,7 @@ plugin that fails (at import, or inside a hook) is reported by name while the ot
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import logging
 import os
 from collections.abc import Iterable, Sequence
@@ -36,7 +38,7 @@ log = logging.getLogger("harness.plugins.loading")
 
 ENTRY_POINT_GROUP = "harness"
 PROJECT_DIST = "video-harness"
-SOURCE_PACKAGES = ("tasks", "models", "metrics", "builders")
+SOURCE_PACKAGES = ("harness_tasks", "harness_models", "harness_metrics", "harness_builders")
 ENV_VAR = "HARNESS_PLUGINS"
 CORE_PLUGIN = "harness"  # the name `ls plugins` shows for the core's own registrations (its subcommands)
 CORE_MODULE = "harness.cli.builtin_commands"
@@ -83,20 +85,29 @@ def _entry_points() -> list[metadata.EntryPoint]:
     return out
 
 
-def source_tree_plugins(root: Optional[Path] = None) -> list[str]:
-    """Module names of the built-in plugins found in the source tree (sorted)."""
-    root = Path(root) if root is not None else Path(__file__).resolve().parents[2]
+def _package_folder(name: str) -> Optional[Path]:
+    """The folder the package `name` imports from (the checkout's folder in an editable install), or None."""
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    locations = list(spec.submodule_search_locations or []) if spec is not None else []
+    return Path(locations[0]) if locations else None
+
+
+def source_tree_plugins() -> list[str]:
+    """Module names of the built-in plugins found in the built-in packages' folders (sorted)."""
     found = []
     for pkg in SOURCE_PACKAGES:
-        base = root / pkg
-        if not (base / "__init__.py").exists():
+        base = _package_folder(pkg)
+        if base is None or not (base / "__init__.py").exists():
             continue
         for f in sorted(base.rglob("*plugin.py")):
             if f.name != "plugin.py" and not f.name.endswith("_plugin.py"):
                 continue
-            rel = f.relative_to(root).with_suffix("")
-            if all((root / Path(*rel.parts[:i]) / "__init__.py").exists() for i in range(1, len(rel.parts))):
-                found.append(".".join(rel.parts))
+            rel = f.relative_to(base).with_suffix("")
+            if all((base / Path(*rel.parts[:i]) / "__init__.py").exists() for i in range(1, len(rel.parts))):
+                found.append(".".join((pkg, *rel.parts)))
     return sorted(found)
 
 

@@ -20,7 +20,7 @@ from typing import Any, Optional
 from harness.report.compat import Mismatch, find_mismatches
 from harness.report.loading import task_config, task_result
 from harness.report.stats import N_RESAMPLES, paired_values
-from metrics import bootstrap_ci
+from harness_metrics import bootstrap_ci
 
 # Fields that differ legitimately between two models (each adapter's frame budget caps the task's spec):
 # reported as notes; a different task version, split or judge makes the comparison meaningless (refused).

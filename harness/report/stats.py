@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Optional
 
 from harness.report.loading import task_config
-from metrics import bootstrap_ci
+from harness_metrics import bootstrap_ci
 
 N_RESAMPLES = 1000
 Where = Optional[Callable[[dict], bool]]

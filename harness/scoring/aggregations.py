@@ -28,8 +28,8 @@ from typing import Any, Optional
 
 from harness.errors import ConfigError, UnknownNameError
 from harness.plugins.references import load_hook
-from metrics import bootstrap_ci
-from metrics.caption_inputs import caption_pairs
+from harness_metrics import bootstrap_ci
+from harness_metrics.caption_inputs import caption_pairs
 
 #: bootstrap replicates for corpus metrics when the metric sets none (each recomputes the whole metric;
 #: lm-eval uses at most 100 for its corpus metrics BLEU, chrF and TER)

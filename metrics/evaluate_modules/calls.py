@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from metrics.evaluate_modules.json_rows import decode_row
+from harness_metrics.evaluate_modules.json_rows import decode_row
 
 Function = Callable[..., Any]
 

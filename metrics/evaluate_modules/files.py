@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from metrics.table import METRICS
+from harness_metrics.table import METRICS
 
 FOLDER = Path(__file__).parent
 
@@ -22,8 +22,8 @@ def script_text(name: str) -> str:
     """The script of the row `name`'s folder: it builds the module's class from the table."""
     return (
         f'"""`evaluate` module of the metric `{name}` (metrics/table.py), written by '
-        '`python -m metrics.evaluate_modules`."""\n\n'
-        "from metrics.evaluate_modules.module import metric_class\n\n"
+        '`python -m harness_metrics.evaluate_modules`."""\n\n'
+        "from harness_metrics.evaluate_modules.module import metric_class\n\n"
         f'{class_name(name)} = metric_class("{name}")\n'
     )
 
@@ -43,7 +43,7 @@ def _differs(path: Path, text: str) -> bool:
 def stale(root: Path = FOLDER) -> list[str]:
     """What differs between the folders under `root` and the table: missing or changed files, stray folders."""
     problems = [
-        f"{path}: missing or not as metrics/table.py writes it; run `python -m metrics.evaluate_modules`"
+        f"{path}: missing or not as metrics/table.py writes it; run `python -m harness_metrics.evaluate_modules`"
         for row in METRICS
         for path, text in folder_files(row.name, root).items()
         if _differs(path, text)

@@ -7,10 +7,10 @@ from typing import Any
 
 import evaluate
 
-from metrics.evaluate_modules.calls import CALLS
-from metrics.evaluate_modules.features import features
-from metrics.evaluate_modules.files import class_name
-from metrics.table import MetricRow, metric_row
+from harness_metrics.evaluate_modules.calls import CALLS
+from harness_metrics.evaluate_modules.features import features
+from harness_metrics.evaluate_modules.files import class_name
+from harness_metrics.table import MetricRow, metric_row
 
 INPUTS_DESCRIPTION = "See docs/metrics.md in the video-harness repository."
 

@@ -7,16 +7,16 @@ from harness.hookspecs import hookimpl
 def register_models(register):
     register(
         "random",
-        "models.baselines.random_model:RandomModel",
+        "harness_models.baselines.random_model:RandomModel",
         "seeded, uniform over the task's declared answer space (chance level)",
     )
     register(
         "prior",
-        "models.baselines.prior_model:PriorModel",
+        "harness_models.baselines.prior_model:PriorModel",
         "blind: the most frequent training-split answer per question family",
     )
     register(
         "oracle",
-        "models.baselines.oracle_model:OracleModel",
+        "harness_models.baselines.oracle_model:OracleModel",
         "returns the target: proves a task's pipeline scores 100 %",
     )

@@ -24,12 +24,12 @@ from harness.api import (
     Response,
     checkpoint_kwargs,
 )
-from models.args import as_bool, as_int, as_str
-from models.hf import budget as budgets
-from models.hf import recipes
-from models.hf.conversation import to_conversation
-from models.hf.generation import GenerationPlan, cut_at_stop, plan_generation
-from models.hf.render import flatten, insert_after_videos, media_strings
+from harness_models.args import as_bool, as_int, as_str
+from harness_models.hf import budget as budgets
+from harness_models.hf import recipes
+from harness_models.hf.conversation import to_conversation
+from harness_models.hf.generation import GenerationPlan, cut_at_stop, plan_generation
+from harness_models.hf.render import flatten, insert_after_videos, media_strings
 
 log = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any, Optional
 
-from models.hf.recipes import QWEN_VL_UTILS
+from harness_models.hf.recipes import QWEN_VL_UTILS
 
 # Tokens kept free for the question, the chat template and labels when fitting frames up front.
 TEXT_RESERVE = 512

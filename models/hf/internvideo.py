@@ -31,9 +31,9 @@ from harness.api import (
     checkpoint_kwargs,
     label_text,
 )
-from models.args import as_bool, as_int, as_str
-from models.hf.adapter import load_error, require
-from models.hf.generation import cut_at_stop, plan_generation
+from harness_models.args import as_bool, as_int, as_str
+from harness_models.hf.adapter import load_error, require
+from harness_models.hf.generation import cut_at_stop, plan_generation
 
 IMAGENET_MEAN = (0.485, 0.456, 0.406)
 IMAGENET_STD = (0.229, 0.224, 0.225)

@@ -221,7 +221,7 @@ PRESETS: tuple[Preset, ...] = (
 # presets with an adapter of their own (the checkpoint's remote code), by "module:Class"
 REMOTE: dict[str, tuple[str, str]] = {
     "internvideo2_5_8b": (
-        "models.hf.internvideo:InternVideo25",
+        "harness_models.hf.internvideo:InternVideo25",
         "InternVideo2.5-Chat-8B (trust_remote_code), 160 frames as in CycliST",
     ),
 }

@@ -4,15 +4,15 @@ Every preset takes the same model_args as `hf` (pretrained=... points it at a lo
 max_frames=... changes the budget). The frame budget is a cap: the harness lowers a task's frame spec to
 it, never raises it. All presets decode greedily unless a task asks for sampling (the CycliST and
 TempCloze protocols are greedy, pass@k tasks set their own temperature). The registry refers to a preset
-as "models.hf.presets:<name>" (this module's attribute of that name is its class).
+as "harness_models.hf.presets:<name>" (this module's attribute of that name is its class).
 """
 
 from __future__ import annotations
 
-from models.hf import preset_table
-from models.hf.adapter import HFModel
-from models.hf.preset_table import DTYPE, FAMILIES, Preset
-from models.preset_classes import preset_by_name, preset_subclass
+from harness_models.hf import preset_table
+from harness_models.hf.adapter import HFModel
+from harness_models.hf.preset_table import DTYPE, FAMILIES, Preset
+from harness_models.preset_classes import preset_by_name, preset_subclass
 
 
 def preset_class(preset: Preset) -> type[HFModel]:
@@ -37,5 +37,5 @@ PRESETS: dict[str, type[HFModel]] = {preset.name: preset_class(preset) for prese
 
 
 def __getattr__(name: str) -> type[HFModel]:
-    """A preset's class by its name, as the registry's "models.hf.presets:<name>" references ask for it."""
+    """A preset's class by its name, as the registry's "harness_models.hf.presets:<name>" references ask for it."""
     return preset_by_name(PRESETS, __name__, name)

@@ -28,10 +28,10 @@ from harness.api import (
     Result,
     VideoPart,
 )
-from models.args import as_bool, as_float, as_int, as_str
-from models.openai_api.client import ChatClient, RetryPolicy, ServerError
-from models.openai_api.encoding import FORMATS, to_messages
-from models.openai_api.video import VideoEncoder
+from harness_models.args import as_bool, as_float, as_int, as_str
+from harness_models.openai_api.client import ChatClient, RetryPolicy, ServerError
+from harness_models.openai_api.encoding import FORMATS, to_messages
+from harness_models.openai_api.video import VideoEncoder
 
 _ARGS = (
     "model",

@@ -17,7 +17,7 @@ from PIL import Image
 from harness.api import ImagePart, Request, TextPart, VideoPart, label_text
 
 if TYPE_CHECKING:
-    from models.openai_api.video import VideoEncoder
+    from harness_models.openai_api.video import VideoEncoder
 
 FORMATS = {"jpeg": "image/jpeg", "png": "image/png"}
 

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from harness.hookspecs import hookimpl
-from models.openai_api.preset_table import PRESETS
+from harness_models.openai_api.preset_table import PRESETS
 
 
 @hookimpl
@@ -12,8 +12,8 @@ def register_models(register):
     """Register `openai`: any OpenAI-compatible chat endpoint (vLLM, SGLang, hosted APIs), and its presets."""
     register(
         "openai",
-        "models.openai_api.adapter:OpenAIModel",
+        "harness_models.openai_api.adapter:OpenAIModel",
         description="OpenAI-compatible chat endpoint (vLLM, SGLang, hosted): frames as image parts",
     )
     for preset in PRESETS:
-        register(preset.name, f"models.openai_api.presets:{preset.name}", description=preset.description)
+        register(preset.name, f"harness_models.openai_api.presets:{preset.name}", description=preset.description)

@@ -1,7 +1,7 @@
 """The hosted presets as classes, one per row of models/openai_api/preset_table.py: `HOSTED[name](**model_args)`.
 
 The key is read from the environment only (never from args, logs or cache keys), and a missing key fails up
-front, naming the variable. The registry refers to a preset as "models.openai_api.presets:<name>" (this
+front, naming the variable. The registry refers to a preset as "harness_models.openai_api.presets:<name>" (this
 module's attribute of that name is its class).
 """
 
@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from models.openai_api import preset_table
-from models.openai_api.adapter import OpenAIModel
-from models.openai_api.preset_table import HostedPreset
-from models.preset_classes import preset_by_name, preset_subclass
+from harness_models.openai_api import preset_table
+from harness_models.openai_api.adapter import OpenAIModel
+from harness_models.openai_api.preset_table import HostedPreset
+from harness_models.preset_classes import preset_by_name, preset_subclass
 
 
 class _HostedPreset(OpenAIModel):
@@ -35,5 +35,5 @@ HOSTED: dict[str, type[OpenAIModel]] = {preset.name: hosted_class(preset) for pr
 
 
 def __getattr__(name: str) -> type[OpenAIModel]:
-    """A preset's class by its name, as the registry's "models.openai_api.presets:<name>" references ask for it."""
+    """A preset's class by its name, as the registry's "harness_models.openai_api.presets:<name>" references ask for it."""
     return preset_by_name(HOSTED, __name__, name)

@@ -28,7 +28,7 @@ from typing import Any, Optional
 import numpy as np
 
 from harness.api import ModelArgsError, VideoPart, write_atomic
-from models.hf.conversation import sampled_fps
+from harness_models.hf.conversation import sampled_fps
 
 VIDEO_MODES = ("images", "video", "frames")
 VIDEO_CODECS = ("lossless", "lossy")

@@ -12,11 +12,11 @@ from collections import Counter, defaultdict
 from typing import Any, Optional
 
 from harness.api import Response
-from tasks.cyclist.families import FAMILIES
-from tasks.cyclist.parsing import judge_case, parse
-from tasks.cyclist.request import answer_space, doc_domain
-from tasks.cyclist.scoring import score
-from tasks.cyclist.vocab import TIERS
+from harness_tasks.cyclist.families import FAMILIES
+from harness_tasks.cyclist.parsing import judge_case, parse
+from harness_tasks.cyclist.request import answer_space, doc_domain
+from harness_tasks.cyclist.scoring import score
+from harness_tasks.cyclist.vocab import TIERS
 
 
 def _mean(values: list[float]) -> Optional[float]:

@@ -13,11 +13,11 @@ import json
 from pathlib import Path
 from typing import Any, Optional
 
-from metrics import precision_recall_f1
-from tasks.cyclist.caption_parser import extract_objects
-from tasks.cyclist.families import UNITS
-from tasks.cyclist.llm_judge import CASES, JudgeReplyError, judge_answer
-from tasks.cyclist.rule_judge import Extraction, extract_attribute, extract_number, extract_yes_no
+from harness_metrics import precision_recall_f1
+from harness_tasks.cyclist.caption_parser import extract_objects
+from harness_tasks.cyclist.families import UNITS
+from harness_tasks.cyclist.llm_judge import CASES, JudgeReplyError, judge_answer
+from harness_tasks.cyclist.rule_judge import Extraction, extract_attribute, extract_number, extract_yes_no
 
 CALIBRATION_DIR = Path(__file__).with_name("calibration")
 PAPER_AGREEMENT = {"yes_no": 1.0, "number": 1.0, "attribute": 0.926, "objects": 0.876}

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from metrics import precision_recall_f1
-from tasks.cyclist.caption_parser import ATTRIBUTES, NOT_MENTIONED
-from tasks.cyclist.vocab import CYCLES
+from harness_metrics import precision_recall_f1
+from harness_tasks.cyclist.caption_parser import ATTRIBUTES, NOT_MENTIONED
+from harness_tasks.cyclist.vocab import CYCLES
 
 
 def attributes_match(pred: dict[str, Any], truth: dict[str, Any]) -> bool:

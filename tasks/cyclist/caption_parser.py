@@ -14,8 +14,8 @@ import json
 import re
 from typing import Any
 
-from tasks.cyclist.rule_judge import first_of_overlaps, normalise
-from tasks.cyclist.vocab import COLORS, CYCLES, MATERIALS, NUMBER_WORDS, PATTERNS, SHAPES, SIZES
+from harness_tasks.cyclist.rule_judge import first_of_overlaps, normalise
+from harness_tasks.cyclist.vocab import COLORS, CYCLES, MATERIALS, NUMBER_WORDS, PATTERNS, SHAPES, SIZES
 
 ATTRIBUTES = ("mesh", "material", "size", "color")
 NOT_MENTIONED = "not_mentioned"

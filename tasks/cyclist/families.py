@@ -18,7 +18,7 @@ import math
 import re
 from typing import Any, Optional
 
-from tasks.cyclist.vocab import DOMAINS, value_domain
+from harness_tasks.cyclist.vocab import DOMAINS, value_domain
 
 FAMILIES = (
     "descriptive_existential_attributes",

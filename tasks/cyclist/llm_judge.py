@@ -16,9 +16,9 @@ from typing import Any, Optional
 
 from jinja2.sandbox import SandboxedEnvironment
 
-from tasks.cyclist.caption_parser import objects_from_json
-from tasks.cyclist.rule_judge import Extraction
-from tasks.cyclist.vocab import DOMAINS
+from harness_tasks.cyclist.caption_parser import objects_from_json
+from harness_tasks.cyclist.rule_judge import Extraction
+from harness_tasks.cyclist.vocab import DOMAINS
 
 PROMPT_DIR = Path(__file__).with_name("judge_prompts")
 CASES = ("yes_no", "number", "attribute", "objects")

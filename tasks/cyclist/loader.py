@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Optional, Union
 
 from harness.api import DataError, DroppedRow
-from tasks.cyclist.families import (
+from harness_tasks.cyclist.families import (
     FAMILIES,
     BadTarget,
     category_of,
@@ -24,9 +24,9 @@ from tasks.cyclist.families import (
     quantifier_of,
     template_problem,
 )
-from tasks.cyclist.release import KIND_FIRST, Source, fix_hint, locate
-from tasks.cyclist.rows import Duplicates, UnreadableFile, non_finite_path, read_json
-from tasks.cyclist.vocab import COLORS, CYCLES, MATERIAL_ALIASES, MATERIALS, SHAPES, SIZES, TIERS
+from harness_tasks.cyclist.release import KIND_FIRST, Source, fix_hint, locate
+from harness_tasks.cyclist.rows import Duplicates, UnreadableFile, non_finite_path, read_json
+from harness_tasks.cyclist.vocab import COLORS, CYCLES, MATERIAL_ALIASES, MATERIALS, SHAPES, SIZES, TIERS
 
 SPLITS = ("train", "val", "test")
 Row = Union[dict, DroppedRow]

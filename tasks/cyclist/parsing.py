@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from harness.api import Parsed, Response
-from tasks.cyclist.caption_parser import extract_objects
-from tasks.cyclist.families import UNITS
-from tasks.cyclist.llm_judge import JudgeReplyError, judge_answer
-from tasks.cyclist.rule_judge import Extraction, extract_attribute, extract_number, extract_yes_no
+from harness_tasks.cyclist.caption_parser import extract_objects
+from harness_tasks.cyclist.families import UNITS
+from harness_tasks.cyclist.llm_judge import JudgeReplyError, judge_answer
+from harness_tasks.cyclist.rule_judge import Extraction, extract_attribute, extract_number, extract_yes_no
 
 INDEFINITE = "indefinite"
 CASE_OF_KIND = {"yes/no": "yes_no", "integer": "number", "attribute": "attribute"}

@@ -14,6 +14,6 @@ def register_reports(register):
     """The paper's Tables 4-12 and Fig. 8."""
     register(
         "cyclist",
-        "tasks.cyclist.report_sections:cyclist_sections",
+        "harness_tasks.cyclist.report_sections:cyclist_sections",
         "CycliST Tables 4-12 and Fig. 8 (accuracy by tier with the OLS decline line)",
     )

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Optional
 
 from harness.api import DataError
-from tasks.cyclist.vocab import TIERS
+from harness_tasks.cyclist.vocab import TIERS
 
 DATASET_ID = "AIML-TUDA/CycliST"
 BENCHMARK_DIR = "cyclist"

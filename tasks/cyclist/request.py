@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from tasks.cyclist.caption_parser import describe_objects
-from tasks.cyclist.parsing import judge_case
-from tasks.cyclist.vocab import COLORS, DOMAINS, MATERIALS, SHAPES, SIZES
+from harness_tasks.cyclist.caption_parser import describe_objects
+from harness_tasks.cyclist.parsing import judge_case
+from harness_tasks.cyclist.vocab import COLORS, DOMAINS, MATERIALS, SHAPES, SIZES
 
 
 def target(doc: dict) -> Any:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from harness.api import DroppedRow
-from tasks.cyclist.families import template_stem
+from harness_tasks.cyclist.families import template_stem
 
 log = logging.getLogger(__name__)
 

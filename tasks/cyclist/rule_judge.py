@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from tasks.cyclist.vocab import (
+from harness_tasks.cyclist.vocab import (
     DOMAINS,
     INDEFINITE_PHRASES,
     NEGATIONS,

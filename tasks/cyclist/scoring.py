@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from harness.api import Parsed
-from tasks.cyclist.caption_match import caption_scores
-from tasks.cyclist.parsing import INDEFINITE, judge_case
+from harness_tasks.cyclist.caption_match import caption_scores
+from harness_tasks.cyclist.parsing import INDEFINITE, judge_case
 
 CAPTION_KEYS = ("obj_precision", "obj_recall", "obj_f1", "cycle_precision", "cycle_recall", "cycle_f1")
 

@@ -18,9 +18,9 @@ import math
 
 import numpy as np
 
-from metrics import BertScoreUnavailable, ap50, bertscore, bleu4, cider_d, rouge_l
-from metrics.grounding import ciou_from_counts, frame_areas, frame_iou
-from metrics.ptb_java import active_tokenizer, tokenize_captions
+from harness_metrics import BertScoreUnavailable, ap50, bertscore, bleu4, cider_d, rouge_l
+from harness_metrics.grounding import ciou_from_counts, frame_areas, frame_iou
+from harness_metrics.ptb_java import active_tokenizer, tokenize_captions
 
 from .boxes import raster
 from .targets import video_size

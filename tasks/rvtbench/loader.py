@@ -41,7 +41,7 @@ from pycocotools import mask as coco_mask
 
 from harness.api import DataError, DroppedRow, read_jsonl_rows
 from harness.frames import MediaError, probe_video
-from metrics import encode_rle
+from harness_metrics import encode_rle
 
 from . import targets
 from .release import Layout, find_layout

@@ -32,7 +32,7 @@ from harness.api import (
     safe_media_path,
 )
 from harness.frames import FrameSpec, load_clip
-from metrics import encode_rle
+from harness_metrics import encode_rle
 
 from .boxes import BoxFormatError, parse_text_boxes, structured_boxes
 from .loader import load_samples
@@ -161,7 +161,7 @@ def parse(response: Response, doc: dict) -> Parsed:
     pipeline = doc.get("mask_pipeline")
     if not pipeline:
         raise ValueError(
-            f"doc '{doc.get('id')}': no mask_pipeline (load it with tasks.rvtbench.mask_pipeline:load)"
+            f"doc '{doc.get('id')}': no mask_pipeline (load it with harness_tasks.rvtbench.mask_pipeline:load)"
         )
     structured = response.structured if isinstance(response.structured, dict) else None
     if structured is not None and "masks" in structured:

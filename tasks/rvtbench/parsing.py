@@ -10,7 +10,7 @@ score higher than one that tries) and never masks faked from boxes (that is `rvt
 from __future__ import annotations
 
 from harness.api import Parsed, Response
-from metrics import decode_rle
+from harness_metrics import decode_rle
 
 from .boxes import BoxFormatError, parse_text_boxes, structured_boxes
 from .targets import video_size

@@ -14,6 +14,6 @@ def register_reports(register):
     """The category x level tables and the J&F / cIoU by level plots."""
     register(
         "rvtbench",
-        "tasks.rvtbench.report_sections:rvtbench_sections",
+        "harness_tasks.rvtbench.report_sections:rvtbench_sections",
         "RVTBench Tables 2-4 (category x level) with J&F and cIoU by level",
     )

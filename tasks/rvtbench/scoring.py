@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from harness.api import Parsed
-from metrics import decode_rle, j_and_f, jaccard, per_query_iou, rouge_l_per_sample
-from metrics.ptb_java import prefetch_tokens, tokenize_captions
+from harness_metrics import decode_rle, j_and_f, jaccard, per_query_iou, rouge_l_per_sample
+from harness_metrics.ptb_java import prefetch_tokens, tokenize_captions
 
 from .boxes import raster
 from .targets import video_size

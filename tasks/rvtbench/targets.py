@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from typing import Any, Optional
 
-from metrics import decode_rle
+from harness_metrics import decode_rle
 
 TASK_TYPES = ("segmentation", "grounding", "vqa", "summary")
 CATEGORIES = ("semantic", "spatial", "temporal")

@@ -20,9 +20,15 @@ from math import comb
 from typing import Any, Optional
 
 from harness.api import Task
-from tasks.tempcloze.protocol import DIMENSION_NAMES, DIMENSIONS, DISTRACTORS, canonical_dimension, kind_of
-from tasks.tempcloze.sensitivity import pass_at_k_table, reordering_table
-from tasks.tempcloze.span import FULL
+from harness_tasks.tempcloze.protocol import (
+    DIMENSION_NAMES,
+    DIMENSIONS,
+    DISTRACTORS,
+    canonical_dimension,
+    kind_of,
+)
+from harness_tasks.tempcloze.sensitivity import pass_at_k_table, reordering_table
+from harness_tasks.tempcloze.span import FULL
 
 P_CHANCE = 0.25
 HEADLINE_NOTE = (

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tasks.tempcloze.protocol import DIMENSIONS
+from harness_tasks.tempcloze.protocol import DIMENSIONS
 
 DENSITY_NOTE = (
     "accuracy (invalid answers excluded) per frames-per-clip count, as the public frame-count figure: "

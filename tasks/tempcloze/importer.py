@@ -35,8 +35,8 @@ from pathlib import Path
 from typing import Any, Optional
 
 from harness.api import DataError, ImportedRun, Importer, file_sha256
-from tasks.tempcloze.parsing import parse_letter
-from tasks.tempcloze.protocol import (
+from harness_tasks.tempcloze.parsing import parse_letter
+from harness_tasks.tempcloze.protocol import (
     DIMENSION_NAMES,
     DIMENSIONS,
     DISTRACTORS,
@@ -45,7 +45,7 @@ from tasks.tempcloze.protocol import (
     canonical_dimension,
     kind_of,
 )
-from tasks.tempcloze.span import PUBLIC_CONDITIONS, span_name
+from harness_tasks.tempcloze.span import PUBLIC_CONDITIONS, span_name
 
 REPOSITORY = "CedricPei/Temporal-Cloze"
 # The public file names' prefixes of the subset analyses (the rest is the model tag).

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from harness.api import DataError
-from tasks.tempcloze.release import CLIPS_JSON, read_json
+from harness_tasks.tempcloze.release import CLIPS_JSON, read_json
 
 CLIPS_FORMAT = "tempcloze-clips"
 

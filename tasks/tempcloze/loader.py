@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any, Optional
 
 from harness.api import DataError, DroppedRow
-from tasks.tempcloze.items import Item, ItemProblem
-from tasks.tempcloze.protocol import (
+from harness_tasks.tempcloze.items import Item, ItemProblem
+from harness_tasks.tempcloze.protocol import (
     AFTER,
     BEFORE,
     DEFAULT_SEED,
@@ -38,7 +38,7 @@ from tasks.tempcloze.protocol import (
     rotate,
     seeded_order,
 )
-from tasks.tempcloze.release import (
+from harness_tasks.tempcloze.release import (
     BUILD_HINT,
     CHOICES_PATHS,
     FIXED_FILE,
@@ -52,7 +52,7 @@ from tasks.tempcloze.release import (
     stem_problem,
     subset_file,
 )
-from tasks.tempcloze.span import span_name
+from harness_tasks.tempcloze.span import span_name
 
 DEFAULT_OPTIONS: dict[str, Any] = {
     "subset": "all",  # all | mixed | hard

@@ -18,7 +18,7 @@ import re
 from typing import Any, Optional
 
 from harness.api import Parsed, Response
-from tasks.tempcloze.protocol import LETTERS, dimension_of, kind_of
+from harness_tasks.tempcloze.protocol import LETTERS, dimension_of, kind_of
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*([\s\S]*?)```")
 _BARE = re.compile(

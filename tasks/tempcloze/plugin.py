@@ -15,12 +15,12 @@ def register_models(register):
     """`tempcloze_edge` and `tempcloze_single_frame`: non-LLM baselines that read frames and labels only."""
     register(
         "tempcloze_edge",
-        "tasks.tempcloze.baselines.edge:EdgeModel",
+        "harness_tasks.tempcloze.baselines.edge:EdgeModel",
         "TempCloze baseline: the candidate whose boundary frames best continue the context",
     )
     register(
         "tempcloze_single_frame",
-        "tasks.tempcloze.baselines.single_frame:SingleFrameModel",
+        "harness_tasks.tempcloze.baselines.single_frame:SingleFrameModel",
         "TempCloze baseline: one (middle) frame per clip, the candidate closest to the context",
     )
 
@@ -30,7 +30,7 @@ def register_importers(register):
     """`tempcloze-official`: the public repository's per-item outputs as samples (harness import)."""
     register(
         "tempcloze-official",
-        "tasks.tempcloze.importer:TempClozeOfficialImporter",
+        "harness_tasks.tempcloze.importer:TempClozeOfficialImporter",
         "TempCloze: the public repository's eval_results/**/<model>.json per-item outputs",
     )
 
@@ -40,6 +40,6 @@ def register_reports(register):
     """Per-dimension, joint, error-source, reordering and pass@k tables."""
     register(
         "tempcloze",
-        "tasks.tempcloze.report_sections:tempcloze_sections",
+        "harness_tasks.tempcloze.report_sections:tempcloze_sections",
         "TempCloze per-dimension, joint, error-source, reordering and pass@k tables with bars",
     )

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any, Optional
 
 from harness.api import Message, Segment, Task, TextPart, VideoPart, VideoRef
-from tasks.tempcloze.protocol import AFTER, BEFORE, LETTERS
-from tasks.tempcloze.span import visible_clip
+from harness_tasks.tempcloze.protocol import AFTER, BEFORE, LETTERS
+from harness_tasks.tempcloze.span import visible_clip
 
 CONTEXT_LABELS = {BEFORE: "[BEGINNING]", AFTER: "[END]"}
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from harness.api import Parsed
-from metrics import pass_at_k
+from harness_metrics import pass_at_k
 
 MAX_K = 5
 

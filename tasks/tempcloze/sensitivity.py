@@ -14,8 +14,8 @@ import math
 from collections import Counter, defaultdict
 from typing import Any
 
-from metrics import flip_rates
-from tasks.tempcloze.scoring import MAX_K
+from harness_metrics import flip_rates
+from harness_tasks.tempcloze.scoring import MAX_K
 
 
 def _valid(rec: dict) -> bool:

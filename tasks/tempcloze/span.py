@@ -15,7 +15,7 @@ from typing import Optional
 
 from harness.api import FrameSpec, Segment, VideoRef, safe_media_path
 from harness.frames import probe_video, sample_indices  # the decoder's frame count and sampler
-from tasks.tempcloze.protocol import AFTER, BEFORE
+from harness_tasks.tempcloze.protocol import AFTER, BEFORE
 
 FULL = "Full"
 # The public script's conditions: K = 1, 4, 8, 12 and Full (all 16 frames, i.e. tempcloze_hard).

@@ -19,10 +19,10 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from builders.cyclist.questions.instantiate import AnswerBalancer, instantiate
-from builders.cyclist.questions.state import SceneSchemaError, SceneState
-from builders.cyclist.questions.templates import FAMILIES, Template, load_templates
-from builders.cyclist.questions.text import render
+from harness_builders.cyclist.questions.instantiate import AnswerBalancer, instantiate
+from harness_builders.cyclist.questions.state import SceneSchemaError, SceneState
+from harness_builders.cyclist.questions.templates import FAMILIES, Template, load_templates
+from harness_builders.cyclist.questions.text import render
 
 log = logging.getLogger(__name__)
 
@@ -173,7 +173,7 @@ def _generate(
                 break
     info = {
         "version": "1.0",
-        "generator": "builders.cyclist.questions",
+        "generator": "harness_builders.cyclist.questions",
         "seed": seed,
         "split": splits.pop() if len(splits) == 1 else sorted(splits),
         "families": sorted({t.family for t in chosen}),

@@ -161,11 +161,11 @@ def register_builders(register) -> None:
     """The `cyclist-questions` command (lazy reference)."""
     register(
         "cyclist-questions",
-        "builders.cyclist.questions.plugin:CyclistQuestionsBuilder",
+        "harness_builders.cyclist.questions.plugin:CyclistQuestionsBuilder",
         CyclistQuestionsBuilder.description,
     )
     register(
         "cyclist.diagnose",
-        "builders.cyclist.questions.diagnose:CyclistDiagnose",
+        "harness_builders.cyclist.questions.diagnose:CyclistDiagnose",
         "re-execute a CycliST dataset's stored programs; run by `harness diagnose cyclist DIR`",
     )

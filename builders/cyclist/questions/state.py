@@ -6,7 +6,7 @@ of i". This module checks the schema (anything that does not match raises SceneS
 scene and the field) and turns the scene into what the engine quantifies over: a colour and a size code
 per object per frame, and per relation "holds in at least one frame" / "holds in every frame" matrices.
 The per-frame decoding itself (frame count, which key frame a frame shows, resize keys, positions) is
-builders.cyclist.state's, the one scene-state decoder.
+harness_builders.cyclist.state's, the one scene-state decoder.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from builders.cyclist.constants import (  # noqa: F401 - re-exported: the question engine's vocabulary
+from harness_builders.cyclist.constants import (  # noqa: F401 - re-exported: the question engine's vocabulary
     COLORS,
     CYCLE_TYPES,
     DIRECTIONS,
@@ -26,10 +26,10 @@ from builders.cyclist.constants import (  # noqa: F401 - re-exported: the questi
     RELATIONS,
     SHAPES,
 )
-from builders.cyclist.constants import MATERIAL_NAMES as MATERIALS  # noqa: F401 - lower case, re-exported
-from builders.cyclist.constants import SIZE_NAMES as SIZES
-from builders.cyclist.constants import SIZES as SIZE_SCALES
-from builders.cyclist.state import (  # noqa: F401 - SceneSchemaError re-exported (its old home)
+from harness_builders.cyclist.constants import MATERIAL_NAMES as MATERIALS  # noqa: F401 - lower case, re-exported
+from harness_builders.cyclist.constants import SIZE_NAMES as SIZES
+from harness_builders.cyclist.constants import SIZES as SIZE_SCALES
+from harness_builders.cyclist.state import (  # noqa: F401 - SceneSchemaError re-exported (its old home)
     SceneSchemaError,
     keyframes,
     object_locations,
@@ -195,7 +195,7 @@ class SceneState:
 
     def _resize_sequence(self, obj: SceneObject, raw: dict, where: str) -> np.ndarray:
         """Size codes per frame from resize key frames (named sizes or the release's scale factors; the
-        rule is builders.cyclist.state.resize_keys), after checking every key."""
+        rule is harness_builders.cyclist.state.resize_keys), after checking every key."""
         states = raw["cycles"]["resize"]["states"]
         for k, s in enumerate(states):
             if not isinstance(s, dict):
@@ -315,7 +315,7 @@ def _initial_and_target(seq: np.ndarray, names: tuple[str, ...]) -> tuple[str, .
 
 
 def frame_locations(scene: dict, state: SceneState) -> np.ndarray:
-    """(F, N, 2) object positions per frame (builders.cyclist.state.object_locations)."""
+    """(F, N, 2) object positions per frame (harness_builders.cyclist.state.object_locations)."""
     where = f"scene {state.name} object"
     locs = [object_locations(raw, state.num_frames, f"{where} {i}") for i, raw in enumerate(scene["objects"])]
     return np.stack(locs, axis=1)

@@ -10,7 +10,12 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from harness.api import ModelArgsError, Request
-from tasks.tempcloze.baselines.features import SimilarityBaseline, clips_by_label, cosine, frame_features
+from harness_tasks.tempcloze.baselines.features import (
+    SimilarityBaseline,
+    clips_by_label,
+    cosine,
+    frame_features,
+)
 
 
 class EdgeModel(SimilarityBaseline):

@@ -7,7 +7,12 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from harness.api import Request
-from tasks.tempcloze.baselines.features import SimilarityBaseline, clips_by_label, cosine, frame_features
+from harness_tasks.tempcloze.baselines.features import (
+    SimilarityBaseline,
+    clips_by_label,
+    cosine,
+    frame_features,
+)
 
 
 class SingleFrameModel(SimilarityBaseline):

@@ -8,7 +8,7 @@ import re
 import numpy as np
 
 from harness.api import Capabilities, ImagePart, Model, Response
-from metrics import decode_rle
+from harness_metrics import decode_rle
 
 TASK_TYPES = ("segmentation", "grounding", "vqa", "summary")
 
