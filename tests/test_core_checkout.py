@@ -10,12 +10,11 @@ import sys
 import threading
 from importlib import metadata
 
-from conftest import REPO, harness_env, run_harness
+from conftest import PACKAGE_DIRS, REPO, harness_env, run_harness
 from harness.cache.locking import exclusive_lock
 from harness.plugins import loading as plugins
 from harness.plugins.loading import load_plugins, source_tree_plugins
 
-SOURCE_DIRS = ("harness", "tasks", "models", "builders", "metrics")
 
 
 def _setup_entry_points() -> dict[str, str]:
@@ -132,9 +131,9 @@ def _declared() -> set[str]:
 
 
 def _third_party_imports() -> set[str]:
-    project = {*SOURCE_DIRS, "harness_colors"}
+    project = {*PACKAGE_DIRS, "harness_colors"}
     found = set()
-    for folder in SOURCE_DIRS:
+    for folder in PACKAGE_DIRS.values():
         for path in (REPO / folder).rglob("*.py"):
             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
                 if isinstance(node, ast.Import):
