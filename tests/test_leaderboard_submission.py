@@ -9,10 +9,17 @@ import pytest
 
 from harness.cli.main import main
 
+#: the leaderboard config most tests check under: the baselines are on this leaderboard's list
+MODELS = "models: [random, oracle, hf, openai, internvideo2_5_8b]\n"
+
 
 def check(tmp_path, capsys, content, *flags, file="sub.json"):
     path = tmp_path / file
     path.write_text(content if isinstance(content, str) else json.dumps(content))
+    if "--allow" not in flags and "--no-config" not in flags:
+        (tmp_path / "leaderboard.yml").write_text(MODELS)
+        flags = (*flags, "--allow", str(tmp_path / "leaderboard.yml"))
+    flags = tuple(f for f in flags if f != "--no-config")
     code = main(["submission", "check", str(path), *flags])
     out = capsys.readouterr()
     return code, out.out, [line for line in out.err.splitlines() if line]
@@ -49,6 +56,10 @@ def test_a_good_submission_passes_and_writes_its_checked_values_for_the_workflow
         ({"model": "random", "run": "curl x | sh"}, "field 'run': not a submission field"),
         ({"model": "oracle", "model_args": {"seed": 1}}, "accepted: none"),
         ('{"model": "random", "model": "hf"}', "key 'model' given twice"),
+        ('{"model": "random", "model_args": ' + "[" * 20_000 + "]" * 20_000 + "}", "RecursionError"),
+        ({"model": "random", "model_args": "seed=NaN"}, "model_args.seed=nan: not a finite number"),
+        ('{"model": "random", "model_args": {"seed": 1e999}}', "model_args.seed=inf: not a finite number"),
+        ({"model": "random", "model_args": {"seed": 2**70}}, "not a finite number of at most 64 bits"),
         ("[1, 2]", "a JSON list, not an object"),
         ("{not json", "not a JSON object"),
         ({"model": "hf", "model_args": "pretrained=/data/weights/x"}, "model_args.pretrained=\"/data/weights/x\": reads the runner's disk"),
@@ -118,3 +129,22 @@ def test_a_broken_leaderboard_config_is_one_line_naming_its_field(tmp_path, caps
     allow.write_text("allow:\n  - model: hf\n    args: {trust_remote_code: [1]}\n")
     code, _, err = check(tmp_path, capsys, {"model": "random"}, "--allow", str(allow))
     assert code == 2 and len(err) == 1 and "field allow.0.args.trust_remote_code" in err[0], err
+
+
+@pytest.mark.parametrize("model", ["oracle", "prior", "random"])
+def test_a_baseline_that_answers_from_the_tasks_side_is_not_a_submission_unless_listed(tmp_path, capsys, model):
+    code, _, err = check(tmp_path, capsys, {"model": model}, "--no-config")
+    assert code == 2 and len(err) == 1 and "answers from the task's side" in err[0], err
+    code, _, err = check(tmp_path, capsys, {"model": model}, "--allow", str(_config(tmp_path, f"models: [{model}]")))
+    assert (code, err) == (0, [])
+
+
+def test_a_submission_file_too_large_is_refused_unread(tmp_path, capsys):
+    code, _, err = check(tmp_path, capsys, json.dumps({"model": "random", "pad": "x" * 70_000}))
+    assert code == 2 and err == [f"error: submission {tmp_path / 'sub.json'}: file: larger than 65536 bytes"]
+
+
+def _config(tmp_path, text):
+    path = tmp_path / "board.yml"
+    path.write_text(text + "\n")
+    return path

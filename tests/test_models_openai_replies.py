@@ -35,6 +35,9 @@ BODIES = {
     "body_list": ([{"message": GOOD}], "malformed_body"),
     "refusal": ({"choices": [{"message": {"role": "assistant", "content": None, "refusal": "I can't"}}]}, "refusal"),
     "content_filter": ({"choices": [{"message": {"role": "assistant", "content": ""}, "finish_reason": "content_filter"}]}, "content_filter"),
+    "usage_string": ({"choices": [{"message": GOOD}], "usage": "lots"}, "malformed_usage"),
+    "usage_negative": ({"choices": [{"message": GOOD}], "usage": {"prompt_tokens": -900}}, "malformed_usage"),
+    "usage_text_count": ({"choices": [{"message": GOOD}], "usage": {"completion_tokens": "9"}}, "malformed_usage"),
     "second_choice_null": ({"choices": [{"message": GOOD}, {"message": None}]}, "no_message"),
 }
 
@@ -116,3 +119,17 @@ def test_a_run_counts_unusable_replies_as_generation_errors_and_caches_none(with
     assert sent == 2 * len(server.attempts), "every distinct request tried twice (max_retries=1)"
     assert server.total == 2 * sent, "nothing was cached: the rerun asks the server again"
     assert second.results["task_results"]["colors_qa"]["n_errors"] == 24
+
+
+def test_a_body_nested_past_the_json_parser_is_a_malformed_body(server):
+    class Deep(ReplyServer):
+        def reply(self, handler, body):
+            self.attempts["x"] = self.attempts.get("x", 0) + 1
+            self.send(handler, 200, b'{"choices": ' + b"[" * 200_000 + b"]" * 200_000 + b"}")
+
+    deep = Deep()
+    try:
+        [(_, result)] = list(make(deep, max_retries=1).generate_iter([request("q")]))
+    finally:
+        deep.close()
+    assert "malformed response body" in str(result) and deep.total == 2, result

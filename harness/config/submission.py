@@ -13,6 +13,7 @@ form is documented in docs/reports.md ("A public leaderboard").
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -121,8 +122,8 @@ def read_submission(path: Path, name: Optional[str] = None) -> Submission:
         return sub
     try:
         data = json.loads(path.read_bytes(), object_pairs_hook=_no_duplicates)
-    except (ValueError, UnicodeDecodeError) as exc:
-        sub.problems.append(f"file: not a JSON object ({exc})")
+    except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
+        sub.problems.append(f"file: not a JSON object ({type(exc).__name__}: {str(exc)[:200]})")
         return sub
     if not isinstance(data, dict):
         sub.problems.append(
@@ -181,6 +182,8 @@ def _arg_problem(key: Any, value: Any) -> Optional[str]:
         return (
             f"model_args.{key}: a JSON {type(value).__name__}; values are strings, numbers, booleans or null"
         )
+    if (isinstance(value, float) and not math.isfinite(value)) or (isinstance(value, int) and abs(value) >= 2**63):
+        return f"model_args.{key}={value}: not a finite number of at most 64 bits"
     if isinstance(value, str) and not SAFE_VALUE.fullmatch(value):
         return f"model_args.{key} {_show(value)}: only letters, digits and ._:/@+=%- (at most 300)"
     return None
@@ -213,6 +216,11 @@ def check_submission(sub: Submission, state: PluginState, policy: LeaderboardCon
         return problems
     if not state.registry.has("model", sub.model):
         return problems + [f"model: {UnknownNameError('model', sub.model, state.registry.names('model'))}"]
+    if policy.models is None and uses_hints(state, sub.model):
+        return problems + [
+            f"model '{sub.model}': a baseline that answers from the task's side (its target, prior or seed), "
+            "not a submission; a leaderboard that ranks it lists it under models: in its config (--allow)"
+        ]
     if policy.models is not None and sub.model not in policy.models:
         return problems + [
             f"model '{sub.model}': not one this leaderboard takes ({', '.join(policy.models)})"
@@ -220,6 +228,15 @@ def check_submission(sub: Submission, state: PluginState, policy: LeaderboardCon
     problems += _accepted_problems(sub, state)
     problems += _risk_problems(sub, policy)
     return problems
+
+
+def uses_hints(state: PluginState, model: str) -> bool:
+    """True for a model that answers from the task's side (`Model.uses_hints`: oracle, prior, random)."""
+    try:
+        factory = state.registry.get("model", model).load()
+    except ModuleNotFoundError:
+        return False  # its missing extra is the problem _accepted_problems names
+    return bool(getattr(factory, "uses_hints", False))
 
 
 def _accepted_problems(sub: Submission, state: PluginState) -> list[str]:

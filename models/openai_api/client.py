@@ -215,7 +215,7 @@ class ChatClient:
             raise ServerError(f"{self.base_url}: HTTP {status}{hint}: {text}") from err
         except openai.APIResponseValidationError as err:
             raise _Transient(f"malformed response body ({err})") from err
-        except ValueError as err:  # a 200 whose body is not JSON
+        except (ValueError, RecursionError) as err:  # a 200 whose body is not JSON (or nested past any parser)
             raise _Transient(f"malformed response body ({type(err).__name__}: {err})") from err
         try:
             check_reply(data)

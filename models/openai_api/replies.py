@@ -2,10 +2,11 @@
 
 A server can answer HTTP 200 with a body that is no answer: no `choices` (or an empty list), a choice whose
 `message` is null, missing or not an object, a `content` that is null, missing or not a string, a message
-that carries a `refusal` instead of content, or a choice cut off by the server's content filter
-(`finish_reason: content_filter`). Such a reply is never scored (its text would be "" and score as a wrong
-answer) and never cached: the client retries it like a malformed body, and when every attempt gave one the
-request becomes a `generation` error whose reason is the `UnusableReply.reason` below.
+that carries a `refusal` instead of content, a choice cut off by the server's content filter
+(`finish_reason: content_filter`), or a `usage` whose token counts are not counts. Such a reply is never
+scored (its text would be "" and score as a wrong answer) and never cached: the client retries it like a
+malformed body, and when every attempt gave one the request becomes a `generation` error whose reason is the
+`UnusableReply.reason` below.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from typing import Any
 
 #: finish reasons that mean "the server withheld the answer": the text is not the model's answer
 REFUSAL_FINISH_REASONS = ("content_filter",)
+#: the token counts of `usage` the adapter reads (prices and budgets)
+USAGE_COUNTS = ("prompt_tokens", "completion_tokens")
 
 
 class UnusableReply(ValueError):
@@ -34,6 +37,20 @@ def check_reply(data: Any) -> None:
         raise UnusableReply("no_choices", f"'choices' is {_show(choices)}, not a non-empty list")
     for index, choice in enumerate(choices):
         _check_choice(choice, index)
+    _check_usage(data.get("usage"))
+
+
+def _check_usage(usage: Any) -> None:
+    """`usage`, when given, is an object whose token counts are whole numbers, none negative: the cost and
+    the max_cost budget are computed from them."""
+    if usage is None:
+        return
+    if not isinstance(usage, dict):
+        raise UnusableReply("malformed_usage", f"'usage' is {_show(usage)}, not an object")
+    for key in USAGE_COUNTS:
+        count = usage.get(key)
+        if count is not None and (isinstance(count, bool) or not isinstance(count, int) or count < 0):
+            raise UnusableReply("malformed_usage", f"usage.{key} is {_show(count)}, not a count")
 
 
 def _check_choice(choice: Any, index: int) -> None:
