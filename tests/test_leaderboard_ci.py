@@ -121,10 +121,14 @@ def runner(tmp_path, plugin_site, colors_root):
     return run
 
 
+def _store(runner, tmp_path, colors_root, model: str, args: dict) -> None:
+    """A stored run of `model` as the leaderboard keeps it: results/random-seed3/ with its samples."""
+    stored = run_in(tmp_path / "stored", ["colors_qa"], model, colors_root, model_args=args, seed=0)
+    shutil.copytree(Path(stored.results_path).parent, runner.workspace / "results" / "random-seed3")
+
+
 def test_a_good_submission_gets_its_report_and_the_gates_verdict(runner, with_plugin, colors_root, tmp_path):
-    stored = run_in(tmp_path / "stored", ["colors_qa"], "random", colors_root, model_args={"seed": 3}, seed=0)
-    folder = runner.workspace / "results" / "random-seed3"
-    shutil.copytree(Path(stored.results_path).parent, folder)
+    _store(runner, tmp_path, colors_root, "random", {"seed": 3})
     steps = runner({"submissions/random-seed3.json": json.dumps(GOOD)})
     failed = {n: s.stderr[-2000:] for n, s in steps.items() if s.outcome == "failure"}
     assert not failed, failed
@@ -135,6 +139,18 @@ def test_a_good_submission_gets_its_report_and_the_gates_verdict(runner, with_pl
     verdict = (ws / "compare.md").read_text()
     assert "0 regression(s)" in verdict and "colors_qa" in verdict
     assert "random" in (ws / "site" / "leaderboard.md").read_text()
+
+
+
+@pytest.mark.slow
+def test_a_regression_fails_the_gate_and_the_report_is_still_built(runner, with_plugin, colors_root, tmp_path):
+    _store(runner, tmp_path, colors_root, "oracle", {})  # the stored score is 100 %: chance level regresses
+    steps = runner({"submissions/random-seed3.json": json.dumps(GOOD)})
+    gate = steps["Compare with the stored results"]
+    assert gate.outcome == "failure" and gate.returncode == 4, gate.stderr
+    assert "REGRESSION" in (runner.workspace / "compare.md").read_text()
+    assert steps["Report and leaderboard"].outcome == "success"
+    assert (runner.workspace / "site" / "report" / "report.md").is_file()
 
 
 HOSTILE = {
