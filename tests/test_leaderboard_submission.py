@@ -148,3 +148,14 @@ def _config(tmp_path, text):
     path = tmp_path / "board.yml"
     path.write_text(text + "\n")
     return path
+
+
+def test_a_problem_line_stays_one_line_whatever_the_submission_holds(tmp_path, capsys):
+    sub = {"model": "random", "model_args": "seed=1\n::error::forged,x\r\n::add-mask::y"}
+    code, _, err = check(tmp_path, capsys, sub, "--name", "submissions/a\n::warning::b.json")
+    assert code == 2 and len(err) == 2, err
+    assert not any(line.startswith("::") for line in err)
+    assert "\\n::warning::b.json" in err[0] and "\\r\\n::add-mask::y" in err[1], err
+    sub = {"model": "random", "model_args": {"seed": "1\n::error::forged"}}
+    code, _, err = check(tmp_path, capsys, sub)
+    assert code == 2 and len(err) == 1 and "'1\\n::error::forged'" in err[0], err

@@ -12,7 +12,13 @@ import sys
 from pathlib import Path
 
 from harness.cli.args import ArgumentParser
-from harness.config.submission import canonical_args, check_submission, read_policy, read_submission
+from harness.config.submission import (
+    canonical_args,
+    check_submission,
+    one_line,
+    read_policy,
+    read_submission,
+)
 from harness.errors import EXIT_OK, EXIT_USAGE, ConfigError
 from harness.plugins.loading import load_plugins
 
@@ -41,7 +47,7 @@ def main(argv: list[str]) -> int:
     sub = read_submission(path, args.name)
     problems = check_submission(sub, load_plugins(kinds=("model",)), policy)
     for problem in problems:
-        print(f"error: submission {args.name or path}: {problem}", file=sys.stderr)
+        print(one_line(f"error: submission {args.name or path}: {problem}"), file=sys.stderr)
     if problems:
         return EXIT_USAGE
     model_args = canonical_args(sub.model_args)

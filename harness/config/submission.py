@@ -145,11 +145,18 @@ def read_submission(path: Path, name: Optional[str] = None) -> Submission:
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    keys = [k for k, _ in pairs]
-    twice = sorted({k for k in keys if keys.count(k) > 1})
-    if twice:
-        raise ValueError(f"key {twice[0]!r} given twice")
-    return dict(pairs)
+    out = dict(pairs)
+    if len(out) < len(pairs):
+        seen: set[str] = set()
+        first = next(k for k, _ in pairs if k in seen or seen.add(k))
+        raise ValueError(f"key {first!r} given twice")
+    return out
+
+
+def one_line(text: str) -> str:
+    """`text` with every character that is not printable escaped (`\\n`, `\\x1b`): a problem line stays one
+    line, so a submission's text can never start a line of its own (a CI log reads `::command::` lines)."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def _model_args(raw: Any, problems: list[str]) -> dict[str, Any]:
