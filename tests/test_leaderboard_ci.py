@@ -62,9 +62,12 @@ def test_the_workflow_is_valid_yaml_and_no_run_script_expands_an_expression():
 
 
 def _lint(tool: str, *args: str) -> subprocess.CompletedProcess:
-    exe = shutil.which(tool, path=str(Path(sys.executable).parent)) or shutil.which(tool)
-    assert exe is not None, f"{tool} is not installed: pip install -e '.[test]' (setup.cfg's test extra has it)"
-    return subprocess.run([exe, *args], capture_output=True, text=True, timeout=120)
+    """`tool ARGS` from this environment (the test extra), which actionlint searches for shellcheck too."""
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
+    for needed in (tool, "shellcheck"):
+        assert shutil.which(needed, path=path), f"{needed} is not installed: pip install -e '.[test]' (the test extra)"
+    env = {**os.environ, "PATH": path}
+    return subprocess.run([shutil.which(tool, path=path), *args], capture_output=True, text=True, timeout=120, env=env)
 
 
 def test_zizmor_and_actionlint_find_nothing(tmp_path):
@@ -72,12 +75,15 @@ def test_zizmor_and_actionlint_find_nothing(tmp_path):
     assert done.returncode == 0 and json.loads(done.stdout) == [], done.stdout + done.stderr
     done = _lint("actionlint", "-no-color", str(WORKFLOW))
     assert done.returncode == 0 and done.stdout == "", done.stdout
-    # the lint can fail: the shipped workflow's old pattern (a step output pasted into a script) is found
+    # the lint can fail: the shipped workflow's old pattern (a step output pasted into a script) is found, and
+    # shellcheck runs on the scripts (an unquoted variable)
     bad = tmp_path / "injected.yml"
     text = WORKFLOW.read_text().replace('--model "$MODEL"', '--model "${{ steps.check.outputs.model }}"')
-    bad.write_text(text)
+    bad.write_text(text.replace('--output_path "runs/$NAME"', "--output_path runs/$NAME"))
     done = _lint("zizmor", "--offline", "--format", "json", str(bad))
     assert "template-injection" in {finding["ident"] for finding in json.loads(done.stdout)}
+    done = _lint("actionlint", "-no-color", str(bad))
+    assert "SC2086" in done.stdout, done.stdout
 
 
 @pytest.fixture
