@@ -72,3 +72,9 @@ def register_commands(register):
         "score another tool's per-item outputs as a run of the harness (import NAME: an importer)",
         usage="import NAME FILE... --out DIR",
     )
+    register(
+        "submission",
+        "harness.cli.submission_cmd:main",
+        "check a leaderboard submission before anything runs it (exit 2: one line per problem)",
+        usage="submission check FILE [--name submissions/NAME.json] [--allow CONFIG]",
+    )

@@ -25,12 +25,21 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from harness.api import ModelArgsError
+from harness_models.openai_api.replies import UnusableReply, check_reply
 
 log = logging.getLogger("harness.models.openai")
 
 
 class ServerError(RuntimeError):
     """The endpoint kept failing (or refused the request); the message says how and what to check."""
+
+
+class UnusableReplyError(ServerError):
+    """Every attempt of a request got a reply without a usable message (replies.py): counted, never scored."""
+
+    def __init__(self, message: str, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
 
 
 class RepeatedServerError(ServerError):
@@ -125,9 +134,12 @@ class RetryPolicy:
 
 
 class _Transient(Exception):
-    def __init__(self, reason: str, retry_after: Optional[float] = None) -> None:
-        super().__init__(reason)
+    """One failed attempt worth retrying; `reason` is set for a reply without a usable message."""
+
+    def __init__(self, message: str, retry_after: Optional[float] = None, reason: Optional[str] = None) -> None:
+        super().__init__(message)
         self.retry_after = retry_after
+        self.reason = reason
 
 
 def _openai():
@@ -203,23 +215,23 @@ class ChatClient:
             raise ServerError(f"{self.base_url}: HTTP {status}{hint}: {text}") from err
         except openai.APIResponseValidationError as err:
             raise _Transient(f"malformed response body ({err})") from err
-        except ValueError as err:  # a 200 whose body is not JSON
+        except (ValueError, RecursionError) as err:  # a 200 whose body is not JSON (or nested past any parser)
             raise _Transient(f"malformed response body ({type(err).__name__}: {err})") from err
         try:
-            data["choices"][0]["message"]
-        except (KeyError, IndexError, TypeError) as err:
-            raise _Transient(f"malformed response body: {str(data)[:200]!r}") from err
+            check_reply(data)
+        except UnusableReply as err:
+            raise _Transient(str(err), reason=err.reason) from err
         return data
 
     def complete(self, payload: dict[str, Any]) -> tuple[dict[str, Any], int]:
         """The server's JSON answer to one payload and how many retries it took; ServerError when it gives up."""
-        last = ""
+        last = _Transient("")
         call = next(self._calls)
         for attempt in range(self.policy.max_retries + 1):
             try:
                 data = self._attempt(payload, call)
             except _Transient as err:
-                last = str(err)
+                last = err
                 self.streak.check()  # a server failing every request the same way is not waited for
                 if attempt == self.policy.max_retries:
                     break
@@ -229,7 +241,7 @@ class ChatClient:
                 continue
             self.streak.success()
             return data, attempt
-        raise ServerError(
-            f"{self.base_url}: gave up after {self.policy.max_retries + 1} attempts; last error: {last}. "
-            "Check that the server is up, or raise max_retries/timeout"
-        )
+        message = f"{self.base_url}: gave up after {self.policy.max_retries + 1} attempts; last error: {last}. "
+        if last.reason is not None:
+            raise UnusableReplyError(message + "The server answered without a usable message", last.reason)
+        raise ServerError(message + "Check that the server is up, or raise max_retries/timeout")
