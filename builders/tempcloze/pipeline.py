@@ -16,7 +16,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any, Optional
 
-from harness.api import FrameSpec, Model, Segment, VideoRef, media_identity
+from harness.api import FrameSpec, Model, Segment, VideoRef, atomic_path, media_identity, write_atomic
 from harness.frames import MediaError, load_clip, probe_video
 from harness_builders.tempcloze.analysis import MotionProbe, pair_starts
 from harness_builders.tempcloze.clips import write_item_clips
@@ -72,16 +72,15 @@ def place_source(path: Path, stem: str, out_dir: Path, how: str) -> Path:
     if how == "reference" or path.resolve().is_relative_to(Path(out_dir).resolve()):
         return path  # already inside the dataset: never link or copy a file onto itself
     target = out_dir / SOURCES_DIR / f"{stem}{path.suffix.lower()}"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if target.exists():
-        target.unlink()
     if how == "link":
         try:
-            os.link(path, target)
+            with atomic_path(target) as tmp:
+                os.link(path, tmp)
             return target
         except OSError:
             pass  # another filesystem, or links not allowed: copy instead
-    shutil.copyfile(path, target)
+    with atomic_path(target) as tmp:
+        shutil.copyfile(path, tmp)
     return target
 
 
@@ -325,8 +324,8 @@ def build_dataset(
     mixed = select_mixed(kept, cfg.seed, cfg.mixed_size)
     manifest = make_manifest(src, cfg, outcomes, workers, model)
     if kept:
-        (out / MIXED_FILE).write_text(json.dumps(mixed, indent=2) + "\n", encoding="utf-8")
-    (out / MANIFEST_FILE).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        write_atomic(out / MIXED_FILE, json.dumps(mixed, indent=2) + "\n")
+    write_atomic(out / MANIFEST_FILE, json.dumps(manifest, indent=1, sort_keys=True) + "\n")
     if not kept:
         raise NoUsableVideos(src, manifest["skipped"], out)
     return manifest
