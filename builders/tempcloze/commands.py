@@ -14,13 +14,14 @@ from dataclasses import replace
 from pathlib import Path
 
 from harness.api import Builder, ConfigError, DemoDataset, add_progress_flag, write_atomic
-from harness_builders.tempcloze.config import BuildConfig, add_build_arguments, config_from_args
-from harness_builders.tempcloze.diagnose import diagnose
-from harness_builders.tempcloze.hard import count_by_runs, hard_subset, tally
-from harness_builders.tempcloze.layout import DIMENSION_NAMES, HARD_FILE
-from harness_builders.tempcloze.pipeline import build_dataset
-from harness_builders.tempcloze.suitability import load_suitability_model
-from harness_builders.tempcloze.synthetic import make_source_folder
+
+from .config import BuildConfig, add_build_arguments, config_from_args
+from .diagnose import diagnose
+from .hard import count_by_runs, hard_subset, tally
+from .layout import DIMENSION_NAMES, HARD_FILE
+from .pipeline import build_dataset
+from .suitability import load_suitability_model
+from .synthetic import make_source_folder
 
 SYNTHETIC_SECONDS, SYNTHETIC_FPS = 6.0, 10.0  # the demo's synthetic sources (they pass the paper's filters)
 HARD_NEXT = (

@@ -18,14 +18,15 @@ from typing import Any, Optional
 
 from harness.api import FrameSpec, Model, Segment, VideoRef, atomic_path, media_identity, write_atomic
 from harness.frames import MediaError, load_clip, probe_video
-from harness_builders.tempcloze.analysis import MotionProbe, pair_starts
-from harness_builders.tempcloze.clips import write_item_clips
-from harness_builders.tempcloze.config import VIDEO_EXTENSIONS, BuildConfig
-from harness_builders.tempcloze.intervals import GapRejected, ItemPlan, gap_length_bounds, item_rng, plan_item
-from harness_builders.tempcloze.layout import CHOICES_DIR, CLIPS_FILE, MANIFEST_FILE, MIXED_FILE, SOURCES_DIR
-from harness_builders.tempcloze.mixed import select_mixed
-from harness_builders.tempcloze.suitability import ask_suitability
-from harness_builders.tempcloze.virtual import item_document, source_reference, write_item_document
+
+from .analysis import MotionProbe, pair_starts
+from .clips import write_item_clips
+from .config import VIDEO_EXTENSIONS, BuildConfig
+from .intervals import GapRejected, ItemPlan, gap_length_bounds, item_rng, plan_item
+from .layout import CHOICES_DIR, CLIPS_FILE, MANIFEST_FILE, MIXED_FILE, SOURCES_DIR
+from .mixed import select_mixed
+from .suitability import ask_suitability
+from .virtual import item_document, source_reference, write_item_document
 
 FILTER_STAGES = ("readable", "duration", "sharpness", "suitability", "motion")
 # The flag that sets the threshold behind a skip reason (named when nothing passed).
