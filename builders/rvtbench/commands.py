@@ -6,8 +6,9 @@ import argparse
 from pathlib import Path
 
 from harness.api import Builder, DemoDataset, add_progress_flag, registry
+from harness.frames import VIDEO_SUFFIXES
 
-from .config import POSITIVE_FLAGS, VIDEO_SUFFIXES, BuildOptions, part_options
+from .config import POSITIVE_FLAGS, BuildOptions, part_options
 from .parts import load_model, load_part
 from .perception import decode_video, perception_dt
 from .pipeline import build_dataset

@@ -6,8 +6,6 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-#: the source videos `--videos DIR` takes (the perception pipeline)
-VIDEO_SUFFIXES = (".mp4", ".avi", ".mov", ".mkv", ".webm")
 #: flags that take a positive integer (checked before anything is built)
 POSITIVE_FLAGS = ("keyframe_interval", "downsample", "eval_frames", "objects_per_video", "num_videos", "workers")
 

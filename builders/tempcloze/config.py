@@ -13,8 +13,6 @@ from typing import Any, Optional
 
 from .intervals import GapRules
 
-VIDEO_EXTENSIONS = (".mp4", ".mkv", ".mov", ".avi", ".webm", ".m4v")
-
 
 @dataclass(frozen=True)
 class BuildConfig:

@@ -17,11 +17,11 @@ from pathlib import Path
 from typing import Any, Optional
 
 from harness.api import FrameSpec, Model, Segment, VideoRef, atomic_path, media_identity, write_atomic
-from harness.frames import MediaError, load_clip, probe_video
+from harness.frames import VIDEO_SUFFIXES, MediaError, load_clip, probe_video
 
 from .analysis import MotionProbe, pair_starts
 from .clips import write_item_clips
-from .config import VIDEO_EXTENSIONS, BuildConfig
+from .config import BuildConfig
 from .intervals import GapRejected, ItemPlan, gap_length_bounds, item_rng, plan_item
 from .layout import CHOICES_DIR, CLIPS_FILE, MANIFEST_FILE, MIXED_FILE, SOURCES_DIR
 from .mixed import select_mixed
@@ -45,7 +45,7 @@ class NoUsableVideos(ValueError):
         manifest = Path(out) / MANIFEST_FILE if out is not None else MANIFEST_FILE
         if not detail:
             msg = (
-                f"no video files in {folder} (looked for {', '.join(sorted(VIDEO_EXTENSIONS))}, "
+                f"no video files in {folder} (looked for {', '.join(sorted(VIDEO_SUFFIXES))}, "
                 "recursively); point --videos at a folder of videos"
             )
         else:
@@ -65,7 +65,7 @@ class NoUsableVideos(ValueError):
 
 def find_videos(folder: Path) -> list[Path]:
     """Video files under `folder` (recursively), sorted by path."""
-    return sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix.lower() in VIDEO_EXTENSIONS)
+    return sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix.lower() in VIDEO_SUFFIXES)
 
 
 def place_source(path: Path, stem: str, out_dir: Path, how: str) -> Path:
