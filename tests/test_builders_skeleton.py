@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 
 from conftest import PACKAGE_DIRS, REPO
-from harness.api import Builder, registry
+from harness.api import Builder, UnknownNameError, registry
+from harness_builders.rvtbench.parts import builder_part
+from harness_builders.rvtbench.synthetic import synthetic_sources
 
 BUILDERS = REPO / PACKAGE_DIRS["harness_builders"]
 BENCHES = sorted(p.name for p in BUILDERS.iterdir() if (p / "__init__.py").is_file())
@@ -160,3 +162,15 @@ def test_builders_take_the_cores_progress_flag_and_the_old_one_as_a_deprecated_a
         with pytest.warns(FutureWarning, match=r"--no-progress is deprecated .*use --no_progress"):
             assert parser.parse_args([*needed, "--no-progress"]).no_progress is True
         assert "--no_progress" in parser.format_help()
+
+
+def test_rvtbench_from_synthetic_names_the_cyclist_part_it_lacks(tmp_path, monkeypatch):
+    """RVTBench reaches CycliST's parts through the registry: without the CycliST builder installed, the build
+    stops before any work with the part's name (exit 2 through the CLI), not an ImportError."""
+    monkeypatch.setenv("HARNESS_PLUGINS", "rvtbench_builder")
+    builder_part.cache_clear()
+    try:
+        with pytest.raises(UnknownNameError, match="cyclist.scene_states"):
+            synthetic_sources(tmp_path, 1)
+    finally:
+        builder_part.cache_clear()

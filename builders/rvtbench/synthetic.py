@@ -84,7 +84,10 @@ def scene_paths(cyclist_dir: Path) -> list[tuple[str, Path, Path, Path]]:
 def synthetic_sources(cyclist_dir: Path, keyframe_interval: int, num_videos: int | None = None) -> list:
     """(video id, video, make_dt) for every rendered scene of a CycliST build (the first `num_videos`).
 
-    make_dt is a picklable partial, so `--workers` can build the twins in other processes."""
+    make_dt is a picklable partial, so `--workers` can build the twins in other processes. The CycliST parts
+    are looked up here first: a missing CycliST builder is named before any work, and forked workers inherit them."""
+    for part in (SCENE_STATES_PART, RASTER_PART):
+        builder_part(part)
     return [
         (video_id, video, partial(synthetic_dt, scene, masks, keyframe_interval=keyframe_interval))
         for video_id, scene, masks, video in scene_paths(Path(cyclist_dir))[:num_videos]
