@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from harness.api import Builder, DemoDataset, add_progress_flag, registry
+from harness.api import Builder, DemoDataset, add_progress_flag, parse_kv, registry
 from harness.frames import VIDEO_SUFFIXES
 
-from .config import POSITIVE_FLAGS, BuildOptions, part_options
+from .config import POSITIVE_FLAGS, BuildOptions
 from .parts import load_model, load_part
 from .perception import decode_video, perception_dt
 from .pipeline import build_dataset
@@ -154,9 +154,9 @@ def _perception_sources(args: argparse.Namespace) -> tuple[list, dict[str, str]]
     if not videos:
         raise ValueError(f"--videos {args.videos}: no video files ({', '.join(VIDEO_SUFFIXES)})")
     seg_opts = {"device": args.device, **({"model": args.segmenter_model} if args.segmenter_model else {})}
-    seg_opts.update(part_options(args.segmenter_args, "--segmenter-args"))
+    seg_opts.update(parse_kv(args.segmenter_args, "--segmenter-args"))
     depth_opts = {"device": args.device, **({"model": args.depth_model} if args.depth_model else {})}
-    depth_opts.update(part_options(args.depth_args, "--depth-args"))
+    depth_opts.update(parse_kv(args.depth_args, "--depth-args"))
     segmenter = load_part("segmenter", args.segmenter, **seg_opts)
     depth = load_part("depth", args.depth, **depth_opts)
     describer_name = args.describer or ("vlm" if args.describer_model else "opencv")

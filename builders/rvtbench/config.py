@@ -1,9 +1,8 @@
-"""Build options of the RVTBench builder (everything that changes the output, recorded in the manifest) and
-the `k=v,...` option text of the swappable parts' flags (--segmenter-args, --depth-args)."""
+"""Build options of the RVTBench builder: everything that changes the output, recorded in the manifest. The
+parts' option flags (--segmenter-args, --depth-args) are parsed as the core's --model_args (`harness.api.parse_kv`)."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 
 #: flags that take a positive integer (checked before anything is built)
@@ -24,17 +23,3 @@ class BuildOptions:
     query: str = "templates"
     parts: dict[str, str] = field(default_factory=dict)
     num_videos: int | None = None  # --num-videos: only the first N source videos
-
-
-def part_options(text: str, flag: str) -> dict:
-    """`k=v,k2=v2` -> {k: v}, values read as JSON where they parse (numbers, true/false), else strings."""
-    out: dict = {}
-    for item in filter(None, (t.strip() for t in (text or "").split(","))):
-        key, sep, raw = item.partition("=")
-        if not sep or not key.strip():
-            raise ValueError(f"{flag}: '{item}' is not of the form key=value")
-        try:
-            out[key.strip()] = json.loads(raw)
-        except json.JSONDecodeError:
-            out[key.strip()] = raw.strip()
-    return out
