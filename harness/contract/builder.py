@@ -28,7 +28,8 @@ class Builder:
 
     `add_arguments` declares the command's flags; `run` builds and returns an exit code (0 = success).
     `run` raises ValueError for input the user can fix (the message names the input and the fix): the CLI
-    prints it as one line, exit code 2, never a traceback.
+    prints it as one line, exit code 2, never a traceback; the ConfigErrors of the shared helpers
+    (`resolve_reference`, `parse_kv`, an unknown registered name) are printed the same way.
     `demo` (optional) builds a tiny dataset offline for the embedded demo and names the tasks to run on it.
     """
 
