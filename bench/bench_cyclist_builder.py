@@ -8,8 +8,8 @@ import tracemalloc
 
 import numpy as np
 
+from harness_builders.cyclist.config import Composition, SceneSettings, plan_scene
 from harness_builders.cyclist.scene import dump_scene, generate_scene
-from harness_builders.cyclist.settings import Composition, SceneSettings, plan_scene
 
 
 def bench_generation(fast: bool) -> list[dict]:

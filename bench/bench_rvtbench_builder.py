@@ -21,18 +21,18 @@ TARGET = "no speed bar in issue 10; generation stages should add little to the D
 
 
 def _cyclist(out: Path, scenes: int, frames: int, size: str) -> Path:
-    from harness_builders.cyclist.plugin import CyclistBuilder
+    from harness_builders.cyclist.commands import CyclistBuilder
 
     parser = argparse.ArgumentParser()
     CyclistBuilder().add_arguments(parser)
     args = ["--tier", "L2", "--num-scenes", str(scenes), "--out", str(out), "--size", size]
-    CyclistBuilder().run(parser.parse_args(args + ["--frames", str(frames), "--seed", "7", "--no-progress"]))
+    CyclistBuilder().run(parser.parse_args(args + ["--frames", str(frames), "--seed", "7", "--no_progress"]))
     return out
 
 
 def _dt_only(cyclist: Path, out: Path) -> float:
-    from harness_builders.rvtbench.commands import synthetic_sources
     from harness_builders.rvtbench.dt import write_dt
+    from harness_builders.rvtbench.synthetic import synthetic_sources
 
     t0 = time.perf_counter()
     sources = synthetic_sources(cyclist, 4)
@@ -42,10 +42,11 @@ def _dt_only(cyclist: Path, out: Path) -> float:
 
 
 def _full(cyclist: Path, out: Path) -> float:
-    from harness_builders.rvtbench.commands import synthetic_sources
-    from harness_builders.rvtbench.pipeline import BuildOptions, build_dataset
+    from harness_builders.rvtbench.config import BuildOptions
+    from harness_builders.rvtbench.pipeline import build_dataset
     from harness_builders.rvtbench.queries import TemplateQueries
     from harness_builders.rvtbench.selection import RuleSelector
+    from harness_builders.rvtbench.synthetic import synthetic_sources
 
     t0 = time.perf_counter()
     sources = synthetic_sources(cyclist, 4)

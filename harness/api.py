@@ -7,7 +7,7 @@ marker, `harness.frames` for plugins that read or write video, `harness.report` 
 
 from harness.config.run import parse_kv
 from harness.config.schema import GroupConfig, MetricConfig, TaskConfig
-from harness.contract.builder import Builder, DemoDataset
+from harness.contract.builder import Builder, DemoDataset, add_progress_flag
 from harness.contract.importer import ImportedRun, Importer, file_sha256
 from harness.contract.messages import (
     Capabilities,
@@ -40,6 +40,7 @@ from harness.frames.content_hash import media_identity
 from harness.frames.spec import FrameSpec
 from harness.hookspecs import hookimpl
 from harness.plugins.loading import load_plugins
+from harness.plugins.registry import resolve_reference
 from harness.results.writer import SamplesFileError, iter_samples, read_samples
 
 
@@ -85,6 +86,7 @@ __all__ = [
     "UnsuitableModelError",
     "VideoPart",
     "VideoRef",
+    "add_progress_flag",
     "archive_stem",
     "atomic_path",
     "checkpoint_kwargs",
@@ -98,6 +100,7 @@ __all__ = [
     "parse_kv",
     "read_jsonl_rows",
     "read_samples",
+    "resolve_reference",
     "safe_media_path",
     "unpack_archive",
     "write_atomic",

@@ -11,8 +11,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def harness_build(*args: str) -> None:
-    """`python -m harness build ARGS... --no-progress` in a fresh process (CalledProcessError when it fails)."""
-    command = [sys.executable, "-m", "harness", "build", *args, "--no-progress"]
+    """`python -m harness build ARGS... --no_progress` in a fresh process (CalledProcessError when it fails)."""
+    command = [sys.executable, "-m", "harness", "build", *args, "--no_progress"]
     subprocess.run(command, cwd=ROOT, check=True, capture_output=True)
 
 

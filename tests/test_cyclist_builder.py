@@ -9,17 +9,17 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from harness_builders.cyclist.build import BuildJob, run_build
-from harness_builders.cyclist.constants import CYCLE_TYPES
-from harness_builders.cyclist.plugin import CyclistBuilder
-from harness_builders.cyclist.scene import dump_scene, generate_scene
-from harness_builders.cyclist.settings import (
+from harness_builders.cyclist.commands import CyclistBuilder
+from harness_builders.cyclist.config import (
     Composition,
     SceneSettings,
     check_feasible,
     parse_cycles,
     plan_scene,
 )
+from harness_builders.cyclist.constants import CYCLE_TYPES
+from harness_builders.cyclist.pipeline import BuildJob, run_build
+from harness_builders.cyclist.scene import dump_scene, generate_scene
 from harness_builders.cyclist.state import frame_states
 
 SET = SceneSettings()
@@ -155,7 +155,7 @@ def _args(tmp_path, *extra):
     parser = argparse.ArgumentParser()
     builder = CyclistBuilder()
     builder.add_arguments(parser)
-    return builder, parser.parse_args(["--out", str(tmp_path), "--no-progress", *extra])
+    return builder, parser.parse_args(["--out", str(tmp_path), "--no_progress", *extra])
 
 
 def test_cli_build_shards_merge_to_single_build_and_refuse_other_config(tmp_path):
@@ -207,8 +207,8 @@ def test_builder_and_task_read_one_vocabulary():
     the builder both read; the builder's release spellings and plan order are derived from or checked
     against it."""
     from harness_builders.cyclist import constants
+    from harness_builders.cyclist.config import TIERS as BUILD_TIERS
     from harness_builders.cyclist.questions import state as engine
-    from harness_builders.cyclist.settings import TIERS as BUILD_TIERS
     from harness_tasks.cyclist import vocab
 
     assert constants.VOCABULARY_FILE.resolve() == vocab.VOCABULARY_FILE.resolve()

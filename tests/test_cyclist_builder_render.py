@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from harness_builders.cyclist.config import Composition, SceneSettings, plan_scene
 from harness_builders.cyclist.constants import COLORS_255
 from harness_builders.cyclist.masks import MaskRecorder, decode
 from harness_builders.cyclist.render.raster import RasterRenderer
 from harness_builders.cyclist.scene import generate_scene
-from harness_builders.cyclist.settings import Composition, SceneSettings, plan_scene
 from harness_builders.cyclist.state import frame_states
 
 SET = SceneSettings(number_of_frames=16, fps=16)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from harness_builders.cyclist.plugin import CyclistBuilder
+from harness_builders.cyclist.commands import CyclistBuilder
 from harness_metrics import decode_rle
 
 
@@ -14,7 +14,7 @@ def _build(out, workers):
     parser = argparse.ArgumentParser()
     builder.add_arguments(parser)
     flags = ["--tier", "L3", "--num-scenes", "6", "--frames", "16", "--fps", "8", "--size", "64x36"]
-    args = parser.parse_args([*flags, "--workers", str(workers), "--out", str(out), "--no-progress"])
+    args = parser.parse_args([*flags, "--workers", str(workers), "--out", str(out), "--no_progress"])
     assert builder.run(args) == 0
     return {
         kind: {p.name: p.read_bytes() for p in sorted((out / kind / "bicycle" / "test").iterdir())}

@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from harness_builders.cyclist.questions.diagnose import diagnose, format_report
+from harness_builders.cyclist.diagnose import diagnose, format_report
 from harness_builders.cyclist.questions.sample_scenes import make_scene
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -258,7 +258,7 @@ def test_cli_on_a_project_build_reproduces_every_answer(tmp_path):
     env_cmd = [sys.executable, "-m", "harness"]
     subprocess.run(
         [*env_cmd, "build", "cyclist", "--tier", "L3", "--num-scenes", "12", "--renderer", "none"]
-        + ["--frames", "32", "--out", str(out), "--no-progress"],
+        + ["--frames", "32", "--out", str(out), "--no_progress"],
         check=True,
         cwd=ROOT,
         capture_output=True,

@@ -10,10 +10,10 @@ from collections import Counter, defaultdict
 
 import pytest
 
-from harness_builders.cyclist.build import BuildJob, run_build
+from harness_builders.cyclist.config import SPLIT_SIZES, Composition, SceneSettings
 from harness_builders.cyclist.layout import split_dirs
+from harness_builders.cyclist.pipeline import BuildJob, run_build
 from harness_builders.cyclist.questions import generate_questions
-from harness_builders.cyclist.settings import SPLIT_SIZES, Composition, SceneSettings
 
 # Paper Table 14: questions per family on the test split (L1 .. L5).
 TABLE_14 = {

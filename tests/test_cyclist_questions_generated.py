@@ -10,14 +10,14 @@ import numpy as np
 import pytest
 from test_cyclist_questions import Truth, independent_answer
 
+from harness_builders.cyclist.commands import CyclistQuestionsBuilder
 from harness_builders.cyclist.questions import FAMILIES, SceneState, generate_questions
-from harness_builders.cyclist.questions.plugin import CyclistQuestionsBuilder
 from harness_builders.cyclist.questions.state import COLORS, SIZES
 
 scene_mod = pytest.importorskip(
     "harness_builders.cyclist.scene", reason="the scene builder (issue 4) is not in this tree"
 )
-settings_mod = pytest.importorskip("harness_builders.cyclist.settings")
+settings_mod = pytest.importorskip("harness_builders.cyclist.config")
 state_mod = pytest.importorskip("harness_builders.cyclist.state")
 
 
@@ -103,7 +103,7 @@ def test_cli_writes_release_format(tmp_path, scenes):
 
 
 def test_build_cyclist_writes_questions_by_default(tmp_path):
-    plugin_mod = pytest.importorskip("harness_builders.cyclist.plugin")
+    plugin_mod = pytest.importorskip("harness_builders.cyclist.commands")
     builder = plugin_mod.CyclistBuilder()
     parser = argparse.ArgumentParser()
     builder.add_arguments(parser)
@@ -120,7 +120,7 @@ def test_build_cyclist_writes_questions_by_default(tmp_path):
             str(out),
             "--renderer",
             "none",
-            "--no-progress",
+            "--no_progress",
         ]
     )
     assert builder.run(args) == 0

@@ -185,7 +185,7 @@ def test_build_out_is_the_release_layout_read_from_it_or_its_parent(tmp_path):
     build with no renaming; writing the questions again (as the old docs said) adds no second copy."""
     out = tmp_path / "data" / "cyclist"
     _harness("build", "cyclist", "--tier", "L3", "--split", "val", "--num-scenes", "4", "--frames", "32",
-             "--renderer", "none", "--out", str(out), "--no-progress")  # fmt: skip
+             "--renderer", "none", "--out", str(out), "--no_progress")  # fmt: skip
     files = sorted((out / "questions" / "bicycle" / "val").glob("questions_*.json"))
     written = sum(len(json.loads(p.read_text())["questions"]) for p in files)
     assert written > 0 and (out / "scenes" / "bicycle" / "val").is_dir()

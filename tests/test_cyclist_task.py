@@ -33,7 +33,7 @@ def cyclist_data(tmp_path_factory) -> Path:
     them (the release's layout under ROOT/cyclist; the tasks get --data ROOT)."""
     root = tmp_path_factory.mktemp("cyclist_data")
     _harness("build", "cyclist", "--tier", "L1", "--split", "test", "--num-scenes", "8", "--frames", "32",
-             "--size", "64x36", "--out", str(root / "cyclist"), "--no-progress")  # fmt: skip
+             "--size", "64x36", "--out", str(root / "cyclist"), "--no_progress")  # fmt: skip
     return root
 
 

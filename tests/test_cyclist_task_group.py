@@ -24,7 +24,7 @@ def five_tiers(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("cyclist_tiers")
     for tier in TIERS:  # every tier into one root, in the release's layout
         _harness("build", "cyclist", "--tier", tier, "--split", "test", "--num-scenes", "3", "--frames", "32",
-                 "--size", "32x18", "--out", str(root / "cyclist"), "--no-progress")  # fmt: skip
+                 "--size", "32x18", "--out", str(root / "cyclist"), "--no_progress")  # fmt: skip
     return root
 
 

@@ -27,7 +27,7 @@ CASES = [(PRESET_FAMILY[preset], preset) for preset in E2E_PRESETS]
 
 @pytest.fixture(scope="module")
 def data(tmp_path_factory) -> dict[str, Path]:
-    from harness_builders.cyclist.plugin import CyclistBuilder
+    from harness_builders.cyclist.commands import CyclistBuilder
     from harness_builders.tempcloze.commands import TempClozeBuilder
 
     root = tmp_path_factory.mktemp("e2e_data")

@@ -49,7 +49,7 @@ def checkpoints():
 
 @pytest.fixture(scope="module")
 def data(tmp_path_factory):
-    from harness_builders.cyclist.plugin import CyclistBuilder
+    from harness_builders.cyclist.commands import CyclistBuilder
     from harness_builders.tempcloze.commands import TempClozeBuilder
 
     root = tmp_path_factory.mktemp("preset_data")

@@ -167,7 +167,7 @@ def test_internvideo_through_the_evaluator_on_a_built_cyclist_set(remote_checkpo
     from harness.engine.runner import run
     from harness.plugins.loading import load_plugins
     from harness.results.writer import read_samples
-    from harness_builders.cyclist.plugin import CyclistBuilder
+    from harness_builders.cyclist.commands import CyclistBuilder
 
     (demo,) = CyclistBuilder().demo(tmp_path / "cyclist")
     cfg = RunConfig(

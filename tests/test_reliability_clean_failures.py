@@ -28,7 +28,7 @@ def test_build_tempcloze_with_nothing_usable_is_a_message(tmp_path):
     videos = tmp_path / "videos"
     videos.mkdir()
     env = harness_env()
-    args = ["build", "tempcloze", "--videos", str(videos), "--no-progress"]
+    args = ["build", "tempcloze", "--videos", str(videos), "--no_progress"]
     proc = run_harness([*args, "--out", str(tmp_path / "a")], env, timeout=120)
     _clean(proc, 2, "error: build tempcloze: no video files in", "point --videos at a folder of videos")
     (videos / "clip.mp4").write_text("not a video\n")

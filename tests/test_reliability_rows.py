@@ -239,7 +239,7 @@ CYCLIST_VQA = [
 
 @pytest.fixture(scope="module")
 def cyclist_demo(tmp_path_factory):
-    from harness_builders.cyclist.plugin import CyclistBuilder
+    from harness_builders.cyclist.commands import CyclistBuilder
 
     (ds,) = CyclistBuilder().demo(tmp_path_factory.mktemp("cyc"), 0)
     return ds.data_dir

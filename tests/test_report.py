@@ -254,7 +254,7 @@ def _harness(*args: str) -> None:
 def cyclist_runs(tmp_path_factory) -> tuple[Path, list[Path]]:
     root = tmp_path_factory.mktemp("cyc")
     _harness("build", "cyclist", "--tier", "L1", "--split", "test", "--num-scenes", "4", "--frames", "32",
-             "--size", "64x36", "--out", str(root / "cyclist"), "--no-progress")  # fmt: skip
+             "--size", "64x36", "--out", str(root / "cyclist"), "--no_progress")  # fmt: skip
     paths = []
     for model, seed in (("oracle", 0), ("random", 1)):
         cfg = RunConfig(tasks=["cyclist_l1", "cyclist_caption_l1"], model=model, data=root, seed=seed,

@@ -139,3 +139,14 @@ def test_unknown_part_names_the_flag(tmp_path):
 
     with pytest.raises(ValueError, match="--segmenter nope: no part registered as 'rvtbench.segmenter.nope'"):
         load_part("segmenter", "nope")
+
+
+def test_part_options_are_read_as_the_cores_model_args(tmp_path, capsys):
+    """--segmenter-args / --depth-args are parsed by harness.api.parse_kv, as --model_args is: a bad item is one
+    line naming the flag, exit 2, before any model is loaded."""
+    from harness.cli.main import main
+
+    (tmp_path / "v.mp4").write_bytes(b"")  # listed by suffix; the options are read before any video is decoded
+    argv = ["build", "rvtbench", "--videos", str(tmp_path), "--out", str(tmp_path / "o"), "--no_progress"]
+    assert main([*argv, "--depth-args", "batch_size=2,oops"]) == 2
+    assert "error: --depth-args: 'oops' is not of the form key=value" in capsys.readouterr().err

@@ -18,13 +18,13 @@ TASK_TYPES = ("segmentation", "grounding", "vqa", "summary")
 @pytest.fixture(scope="module")
 def cyclist(tmp_path_factory) -> Path:
     """Two rendered CycliST L1 scenes (16 frames, 160x90): exact DTs, and small videos for --videos."""
-    from harness_builders.cyclist.plugin import CyclistBuilder
+    from harness_builders.cyclist.commands import CyclistBuilder
 
     out = tmp_path_factory.mktemp("rvtllm") / "cy"
     build_with(
         CyclistBuilder(),
         ["--tier", "L1", "--num-scenes", "2", "--out", str(out), "--size", "160x90"]
-        + ["--frames", "16", "--seed", "4", "--no-progress"],
+        + ["--frames", "16", "--seed", "4", "--no_progress"],
     )
     return out
 
@@ -34,9 +34,10 @@ def _samples(out: Path) -> list[dict]:
 
 
 def _llm_build(cyclist: Path, out: Path, mode: str):
-    from harness_builders.rvtbench.commands import synthetic_sources
+    from harness_builders.rvtbench.config import BuildOptions
     from harness_builders.rvtbench.parts import load_model, load_part
-    from harness_builders.rvtbench.pipeline import BuildOptions, build_dataset
+    from harness_builders.rvtbench.pipeline import build_dataset
+    from harness_builders.rvtbench.synthetic import synthetic_sources
 
     model = load_model("rvt_json_llm", mode=mode)
     selector = load_part("selector", "llm", model=model, objects_per_video=3)
@@ -74,7 +75,7 @@ def test_unusable_llm_replies_fall_back_to_rules_and_templates_and_are_counted(c
     build_with(
         RvtbenchBuilder(),
         ["--from-synthetic", str(cyclist), "--out", str(tmp_path / "rules"), "--keyframe-interval", "4"]
-        + ["--seed", "5", "--templates", "--no-progress"],
+        + ["--seed", "5", "--templates", "--no_progress"],
     )
     n = manifest["counts"]["samples"]
     assert n > 0 and manifest["counts"]["llm_fallbacks"] == {"selector": 2, "queries": n}
@@ -113,7 +114,7 @@ def test_build_from_videos_on_the_cli_with_registered_parts(cyclist, scripted, t
     proc = run_harness(
         ["build", "rvtbench", "--videos", str(videos), "--out", str(out), "--segmenter", "scripted"]
         + ["--depth", "scripted", "--describer-model", "rvt_scripted_vlm", "--query-model", "rvt_json_llm"]
-        + ["--keyframe-interval", "4", "--no-progress"],
+        + ["--keyframe-interval", "4", "--no_progress"],
         harness_env(scripted),
         timeout=120,
     )

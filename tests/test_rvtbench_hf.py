@@ -162,13 +162,13 @@ def cyclist_scene(tmp_path_factory) -> Path:
     """One rendered CycliST L1 scene (8 frames, 160x90)."""
     import argparse
 
-    from harness_builders.cyclist.plugin import CyclistBuilder
+    from harness_builders.cyclist.commands import CyclistBuilder
 
     out = tmp_path_factory.mktemp("rvthf") / "cy"
     parser = argparse.ArgumentParser()
     CyclistBuilder().add_arguments(parser)
     args = ["--tier", "L1", "--num-scenes", "1", "--out", str(out), "--size", "160x90", "--frames", "8"]
-    assert CyclistBuilder().run(parser.parse_args(args + ["--seed", "2", "--no-progress"])) == 0
+    assert CyclistBuilder().run(parser.parse_args(args + ["--seed", "2", "--no_progress"])) == 0
     return out
 
 
@@ -196,7 +196,7 @@ def test_seg_boxes_task_runs_the_tiny_sam2_pipeline_and_names_it(cyclist_scene, 
     data = tmp_path / "rvt"
     parser = argparse.ArgumentParser()
     RvtbenchBuilder().add_arguments(parser)
-    args = ["--from-synthetic", str(cyclist_scene), "--out", str(data), "--assign", "all", "--no-progress"]
+    args = ["--from-synthetic", str(cyclist_scene), "--out", str(data), "--assign", "all", "--no_progress"]
     assert RvtbenchBuilder().run(parser.parse_args(args)) == 0
     model = str(_tiny_sam2_image(tmp_path / "sam2img"))
     monkeypatch.delenv("HARNESS_RVTBENCH_BOX_TO_MASK", raising=False)
@@ -240,7 +240,7 @@ def test_build_from_videos_with_tiny_sam2_and_depth_anything(cyclist_scene, tmp_
         str(sam2),
     ]
     args += ["--segmenter-args", "grid=2,max_instances=3", "--depth-model", str(depth)]
-    args += ["--keyframe-interval", "4", "--max-side", "80", "--no-progress"]
+    args += ["--keyframe-interval", "4", "--max-side", "80", "--no_progress"]
     assert RvtbenchBuilder().run(parser.parse_args(args)) == 0
     (path,) = sorted((out / "dt").glob("*.json"))
     dt = json.loads(path.read_text())

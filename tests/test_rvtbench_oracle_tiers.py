@@ -67,7 +67,7 @@ def _build(*args: str) -> None:
     """`python -m harness build ARGS`, in this process."""
     from harness.cli.build_cmd import main
 
-    assert main([*args, "--no-progress"]) == 0
+    assert main([*args, "--no_progress"]) == 0
 
 
 def _oracle_is_perfect(rvt: Path, tmp_path: Path, monkeypatch) -> dict[str, int]:

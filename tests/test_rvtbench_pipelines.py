@@ -19,19 +19,19 @@ DX, DY = 3, 2
 @pytest.fixture(scope="module")
 def small_set(tmp_path_factory) -> Path:
     """Two CycliST L1 scenes (16 frames, 160x90) as an RVTBench set with every task type."""
-    from harness_builders.cyclist.plugin import CyclistBuilder
+    from harness_builders.cyclist.commands import CyclistBuilder
     from harness_builders.rvtbench.commands import RvtbenchBuilder
 
     base = tmp_path_factory.mktemp("rvtsmall")
     build_with(
         CyclistBuilder(),
         ["--tier", "L1", "--num-scenes", "2", "--out", str(base / "cy"), "--size", "160x90"]
-        + ["--frames", "16", "--seed", "1", "--no-progress"],
+        + ["--frames", "16", "--seed", "1", "--no_progress"],
     )
     build_with(
         RvtbenchBuilder(),
         ["--from-synthetic", str(base / "cy"), "--out", str(base / "rvt"), "--assign", "all"]
-        + ["--objects-per-video", "2", "--seed", "1", "--no-progress"],
+        + ["--objects-per-video", "2", "--seed", "1", "--no_progress"],
     )
     return base / "rvt"
 

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harness_builders.rvtbench.commands import synthetic_sources
-from harness_builders.rvtbench.synthetic import scene_paths
+from harness_builders.rvtbench.synthetic import scene_paths, synthetic_sources
 
 KINDS = ("scenes", "masks", "videos")
 
@@ -18,7 +17,7 @@ KINDS = ("scenes", "masks", "videos")
 @pytest.fixture(scope="module")
 def kind_first(tmp_path_factory) -> Path:
     """Two rendered CycliST L1 scenes in the release's kind-first layout (scenes/unicycle/test/, ...)."""
-    from harness_builders.cyclist.plugin import CyclistBuilder
+    from harness_builders.cyclist.commands import CyclistBuilder
 
     (ds,) = CyclistBuilder().demo(tmp_path_factory.mktemp("cydemo"), 0)
     root = tmp_path_factory.mktemp("kind")

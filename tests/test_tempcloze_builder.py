@@ -232,7 +232,7 @@ def test_build_command_and_demo(sources, tmp_path):
             "--virtual",
             "--seed",
             "9",
-            "--no-progress",
+            "--no_progress",
         ]
     )
     assert builder.run(args) == 0

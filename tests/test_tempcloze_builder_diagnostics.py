@@ -11,7 +11,7 @@ import pytest
 
 from harness_builders.tempcloze.commands import TempClozeDiagnoseBuilder, TempClozeHardBuilder
 from harness_builders.tempcloze.config import BuildConfig
-from harness_builders.tempcloze.diagnostics import edge_baseline, edge_frame_check, linear_probabilities
+from harness_builders.tempcloze.diagnose import edge_baseline, edge_frame_check, linear_probabilities
 from harness_builders.tempcloze.hard import hard_subset, tally
 from harness_builders.tempcloze.pipeline import build_dataset
 from harness_builders.tempcloze.synthetic import make_source_folder

@@ -21,7 +21,7 @@ def _run(tasks: str, model: str, data: Path, tmp_path: Path) -> dict:
 def test_synthetic_build_runs_all_then_hard_derived_from_the_runs(tmp_path, capsys):
     data = tmp_path / "data"
     code = main(["build", "tempcloze", "--synthetic", "4", "--out", str(data / "tempcloze"), "--virtual",
-                 "--no-progress"])  # fmt: skip
+                 "--no_progress"])  # fmt: skip
     printed = capsys.readouterr().out
     assert code == 0 and "4 of 4 videos kept" in printed and "build tempcloze-hard --results" in printed
     root = data / "tempcloze"
@@ -44,7 +44,7 @@ def test_the_cyclist_builds_videos_pass_with_the_stated_thresholds(tmp_path, cap
     argv = ["build", "cyclist", "--tier", "L1", "--split", "test", "--num-scenes", "2", "--out", str(cyclist)]
     assert main(argv) == 0
     assert list((cyclist / "videos").rglob("*.mp4"))  # videos/ (or videos/<tier>/<split>/, kind first)
-    build = ["build", "tempcloze", "--videos", str(cyclist / "videos"), "--virtual", "--no-progress"]
+    build = ["build", "tempcloze", "--videos", str(cyclist / "videos"), "--virtual", "--no_progress"]
     capsys.readouterr()
     assert main([*build, "--out", str(tmp_path / "rejected")]) == 2  # the paper's natural-footage thresholds
     assert "--min-sharpness 0 --min-motion 0" in capsys.readouterr().err

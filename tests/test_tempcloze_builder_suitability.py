@@ -43,7 +43,7 @@ def _build(sources: Path, out: Path, *flags: str) -> dict:
     parser = argparse.ArgumentParser()
     builder.add_arguments(parser)
     args = parser.parse_args(
-        ["--videos", str(sources), "--out", str(out), "--virtual", "--no-progress", *flags]
+        ["--videos", str(sources), "--out", str(out), "--virtual", "--no_progress", *flags]
     )
     assert builder.run(args) == 0
     return json.loads((out / "manifest.json").read_text())
@@ -94,7 +94,7 @@ def test_unknown_names_and_bad_args_are_clear_errors(suitability_plugin):
         load_suitability_model(MODEL, "oops")
     with pytest.raises(ConfigError, match=r"'scripted_suitability': its model args \['colour'\] do not fit"):
         load_suitability_model(MODEL, "colour=red")
-    with pytest.raises(ConfigError, match="cannot import it"):
+    with pytest.raises(ConfigError, match="--suitability-model 'no_such_package.models:Nothing': cannot import module 'no_such_package.models'"):
         load_suitability_model("no_such_package.models:Nothing")
     model = load_suitability_model(MODEL, {"reject": ["a"]})
     assert model.identity()["args"] == {"reject": ["a"]}

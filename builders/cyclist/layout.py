@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .settings import TIERS
+from .config import TIERS
 
 RELEASE_KINDS = ("scenes", "videos", "questions")
 

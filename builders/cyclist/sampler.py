@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .config import SceneSettings
 from .constants import COLORS_255, MATERIALS, MESHES, SIZES
 from .periods import choose_period
-from .settings import SceneSettings
 
 TOLERANCE = 1e-4  # extra clearance so rounding to 6 decimals in the JSON never undercuts a margin
 

@@ -8,10 +8,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from .camera import directions, sample_rig
+from .config import SPLITS, TIERS, ScenePlan, SceneSettings
 from .constants import CYCLE_TYPES, SIZES, release_colors
 from .relations import relationships
 from .sampler import SampledObject, SampleStats, SceneFailed, SceneSampler
-from .settings import SPLITS, TIERS, ScenePlan, SceneSettings
 from .state import frame_states
 
 DIGITS = 6

@@ -3,21 +3,22 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
-from harness.api import Builder, DemoDataset
-from harness_builders.cyclist.plugin import CyclistBuilder
+from harness.api import Builder, DemoDataset, add_progress_flag, parse_kv, registry
+from harness.frames import VIDEO_SUFFIXES
 
+from .config import POSITIVE_FLAGS, BuildOptions
 from .parts import load_model, load_part
 from .perception import decode_video, perception_dt
-from .pipeline import BuildOptions, build_dataset
+from .pipeline import build_dataset
 from .queries import TemplateQueries
 from .selection import RuleSelector
-from .synthetic import scene_paths, synthetic_dt
+from .synthetic import synthetic_sources
 
 TASKS = ["rvtbench_seg", "rvtbench_grounding", "rvtbench_vqa", "rvtbench_summary"]
-VIDEO_SUFFIXES = (".mp4", ".avi", ".mov", ".mkv", ".webm")
+#: the builder whose demo dataset the RVTBench demo is made from (reached through the registry)
+DEMO_SOURCE_BUILDER = "cyclist"
 
 
 class RvtbenchBuilder(Builder):
@@ -77,19 +78,12 @@ class RvtbenchBuilder(Builder):
         )
         parser.add_argument("--device", default="cpu")
         parser.add_argument("--seed", type=int, default=0)
-        parser.add_argument("--no-progress", action="store_true")
+        add_progress_flag(parser)
 
     def run(self, args: argparse.Namespace) -> int:
         """Build the dataset folder; errors are raised as ValueError with the reason."""
 
-        for flag in (
-            "keyframe_interval",
-            "downsample",
-            "eval_frames",
-            "objects_per_video",
-            "num_videos",
-            "workers",
-        ):
+        for flag in POSITIVE_FLAGS:
             if getattr(args, flag) is not None and getattr(args, flag) < 1:
                 raise ValueError(
                     f"--{flag.replace('_', '-')} {getattr(args, flag)}: expected a positive integer"
@@ -123,10 +117,10 @@ class RvtbenchBuilder(Builder):
         return 0
 
     def demo(self, out_dir: Path, seed: int = 0) -> list[DemoDataset]:
-        """A tiny CycliST demo build turned into RVTBench samples of every type (templates, exact DT)."""
-
-
-        (cyclist,) = CyclistBuilder().demo(Path(out_dir), seed)
+        """A tiny CycliST demo build turned into RVTBench samples of every type (templates, exact DT); the
+        CycliST builder is found through the registry, as `harness build cyclist` finds it."""
+        source = registry().get("builder", DEMO_SOURCE_BUILDER).load()()
+        (cyclist,) = source.demo(Path(out_dir), seed)
         data_dir = Path(out_dir) / "rvtbench_demo"
         options = BuildOptions(
             seed=seed,
@@ -146,33 +140,6 @@ class RvtbenchBuilder(Builder):
         return [DemoDataset(data_dir=data_dir, tasks=list(TASKS))]
 
 
-def synthetic_sources(cyclist_dir: Path, keyframe_interval: int, num_videos: int | None = None) -> list:
-    """(video id, video, make_dt) for every rendered scene of a CycliST build (the first `num_videos`).
-
-    make_dt is a picklable partial, so `--workers` can build the twins in other processes."""
-    from functools import partial
-
-
-    return [
-        (video_id, video, partial(synthetic_dt, scene, masks, keyframe_interval=keyframe_interval))
-        for video_id, scene, masks, video in scene_paths(Path(cyclist_dir))[:num_videos]
-    ]
-
-
-def part_options(text: str, flag: str) -> dict:
-    """`k=v,k2=v2` -> {k: v}, values read as JSON where they parse (numbers, true/false), else strings."""
-    out: dict = {}
-    for item in filter(None, (t.strip() for t in (text or "").split(","))):
-        key, sep, raw = item.partition("=")
-        if not sep or not key.strip():
-            raise ValueError(f"{flag}: '{item}' is not of the form key=value")
-        try:
-            out[key.strip()] = json.loads(raw)
-        except json.JSONDecodeError:
-            out[key.strip()] = raw.strip()
-    return out
-
-
 def _generation_parts(args: argparse.Namespace) -> tuple:
     if args.query_model:
         model = load_model(args.query_model)
@@ -187,9 +154,9 @@ def _perception_sources(args: argparse.Namespace) -> tuple[list, dict[str, str]]
     if not videos:
         raise ValueError(f"--videos {args.videos}: no video files ({', '.join(VIDEO_SUFFIXES)})")
     seg_opts = {"device": args.device, **({"model": args.segmenter_model} if args.segmenter_model else {})}
-    seg_opts.update(part_options(args.segmenter_args, "--segmenter-args"))
+    seg_opts.update(parse_kv(args.segmenter_args, "--segmenter-args"))
     depth_opts = {"device": args.device, **({"model": args.depth_model} if args.depth_model else {})}
-    depth_opts.update(part_options(args.depth_args, "--depth-args"))
+    depth_opts.update(parse_kv(args.depth_args, "--depth-args"))
     segmenter = load_part("segmenter", args.segmenter, **seg_opts)
     depth = load_part("depth", args.depth, **depth_opts)
     describer_name = args.describer or ("vlm" if args.describer_model else "opencv")

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from harness.api import write_atomic
 from harness_metrics import encode_rle
 
 SCHEMA_PATH = Path(__file__).with_name("dt_schema.json")
@@ -143,10 +144,7 @@ def instance_id_order(i: str) -> tuple[int, str]:
 def write_dt(dt: dict, path: Path) -> None:
     """Validate and write one DT JSON (compact, sorted keys: the same input gives the same bytes)."""
     validate_dt(dt, str(path))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(dt, sort_keys=True, separators=(",", ":")))
-    tmp.replace(path)
+    write_atomic(path, json.dumps(dt, sort_keys=True, separators=(",", ":")))
 
 
 def instance_ids(dt: dict) -> list[str]:

@@ -1,33 +1,33 @@
 """Pipeline parts by name: every stage (segmenter, depth, describer, selector, query generator) is swappable.
 
 A part name is either a name registered with the harness (`register_builders`, e.g. "rvtbench.depth.depth_anything"
-or a model from `register_models` for describers and LLMs) or a "package.module:Factory" reference. The registry
-is reached through the core's plugin loader, imported lazily so that importing this module stays cheap.
+or a model from `register_models` for describers and LLMs) or a "package.module:Factory" reference. Both are
+reached through the core's public API (`harness.api.registry`, `harness.api.resolve_reference`), as any plugin
+reaches another's parts.
 """
 
 from __future__ import annotations
 
-import importlib
+from functools import cache
 from typing import Any
 
-from harness.api import registry  # builders reach models and parts through the public registry
+from harness.api import (  # builders reach models and parts through the public registry
+    registry,
+    resolve_reference,
+)
 
 PART_KINDS = ("segmenter", "depth", "describer", "selector", "query", "box_to_mask")
 
 
-def _import_reference(ref: str, what: str) -> Any:
-    module_name, _, attr = ref.partition(":")
-    try:
-        obj: Any = importlib.import_module(module_name)
-        for piece in attr.split("."):
-            obj = getattr(obj, piece)
-    except (ImportError, AttributeError) as err:
-        raise ValueError(f"{what} '{ref}': cannot import it ({err})") from err
-    return obj
-
-
 def _registry():
     return registry()
+
+
+@cache
+def builder_part(name: str) -> Any:
+    """The factory of the builder part registered as `name` (any builder plugin's, e.g. CycliST's
+    `cyclist.renderer.raster`), loaded once per process."""
+    return _registry().get("builder", name).load()
 
 
 def part_name(kind: str, name: str) -> str:
@@ -47,7 +47,7 @@ def load_part(kind: str, name: str, **options: Any) -> Any:
         raise ValueError(f"unknown part kind '{kind}'; expected one of {', '.join(PART_KINDS)}")
     full = part_name(kind, name)
     if ":" in full:
-        factory = _import_reference(full, f"--{kind}")
+        factory = resolve_reference(full, what=f"--{kind}")
     else:
         registry = _registry()
         if not registry.has("builder", full):
@@ -63,7 +63,7 @@ def load_part(kind: str, name: str, **options: Any) -> Any:
 def load_model(name: str, **model_args: Any) -> Any:
     """A harness model (VLM or LLM) by registered model name or "module:Class" reference."""
     if ":" in name:
-        factory = _import_reference(name, "model")
+        factory = resolve_reference(name, what="model")
     else:
         registry = _registry()
         if not registry.has("model", name):

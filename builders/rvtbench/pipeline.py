@@ -1,8 +1,9 @@
 """The RVTBench build: DTs -> down-sampling -> selection -> reasoning trees -> queries -> dataset folder.
 
-Output layout (read by tasks/rvtbench): `OUT/videos/<id>.mp4` (copied), `OUT/dt/<id>.json` (the DT, schema-
-checked), `OUT/test.jsonl` (one sample per line: the paper's tuple with RLE masks / [x, y, w, h] boxes per
-evaluation frame), `OUT/manifest.json` (configuration, counts per type x category x level, digest).
+Output layout (layout.py; read by the rvtbench tasks): `OUT/videos/<id>.mp4` (copied), `OUT/dt/<id>.json` (the
+DT, schema-checked), `OUT/test.jsonl` (one sample per line: the paper's tuple with RLE masks / [x, y, w, h]
+boxes per evaluation frame), `OUT/manifest.json` (configuration, counts per type x category x level, digest).
+Every file is written through `harness.api`'s atomic writer.
 """
 
 from __future__ import annotations
@@ -13,34 +14,21 @@ import random
 import shutil
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from harness.api import atomic_path, write_atomic
 from harness.frames import FrameSpec, sample_indices
 
+from .config import BuildOptions
 from .dt import write_dt
 from .facts import downsample, object_facts
+from .layout import MANIFEST_FILE, SAMPLES_FILE, dt_file, video_file
 from .queries import video_samples
 from .vqa import answer_vocabulary
 
 MANIFEST_VERSION = 1
-
-
-@dataclass
-class BuildOptions:
-    """Everything that changes the output (recorded in the manifest)."""
-
-    seed: int = 0
-    keyframe_interval: int = 4
-    downsample: int = 4
-    eval_frames: int = 8
-    objects_per_video: int = 3
-    assign: str = "rules"
-    selector: str = "rules"
-    query: str = "templates"
-    parts: dict[str, str] = field(default_factory=dict)
-    num_videos: int | None = None  # --num-videos: only the first N source videos
 
 
 def evaluation_frames(num_frames: int, fps: float, count: int) -> list[int]:
@@ -50,11 +38,11 @@ def evaluation_frames(num_frames: int, fps: float, count: int) -> list[int]:
 
 
 def _copy_video(src: Path, out: Path, video_id: str) -> str:
-    rel = f"videos/{video_id}{src.suffix or '.mp4'}"
+    rel = video_file(video_id, src.suffix or ".mp4")
     dest = out / rel
-    dest.parent.mkdir(parents=True, exist_ok=True)
     if not dest.exists() or dest.stat().st_size != src.stat().st_size:
-        shutil.copyfile(src, dest)
+        with atomic_path(dest) as tmp:
+            shutil.copyfile(src, tmp)
     return rel
 
 
@@ -96,7 +84,7 @@ def build_dataset(
     stats: dict = {}
     all_facts: list[dict] = []
     jobs = [
-        (vid, _copy_video(path, out, vid), make, out / "dt" / f"{vid}.json") for vid, path, make in sources
+        (vid, _copy_video(path, out, vid), make, dt_file(out, vid)) for vid, path, make in sources
     ]
     twins = zip(jobs, _twins(jobs, workers), strict=True)
     if progress:
@@ -112,12 +100,10 @@ def build_dataset(
         frames = evaluation_frames(dt["metadata"]["duration"], dt["metadata"]["fps"], options.eval_frames)
         samples.extend(video_samples(dt, sampled, facts, selection, writer, frames, video_id, rng, stats))
     lines = [json.dumps(s, sort_keys=True, separators=(",", ":")) for s in samples]
-    tmp = out / ".test.jsonl.tmp"
-    tmp.write_text("\n".join(lines) + ("\n" if lines else ""))
-    tmp.replace(out / "test.jsonl")
+    write_atomic(out / SAMPLES_FILE, "\n".join(lines) + ("\n" if lines else ""))
     manifest = _manifest(samples, options, len(sources), selector, writer, stats)
     manifest["answer_vocabulary"] = answer_vocabulary(all_facts)  # the `random` baseline's VQA answers
-    (out / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    write_atomic(out / MANIFEST_FILE, json.dumps(manifest, indent=1, sort_keys=True) + "\n")
     return manifest
 
 

@@ -3,24 +3,30 @@
 `--from-synthetic` needs no perception model: instance masks are the CycliST builder's masks JSON (COCO RLE
 per object per frame), per-pixel depth is the raster renderer's z-buffer (exact for raster builds; for
 Blender builds it is the same geometry rendered by the raster camera model), and attributes (colour, size,
-material, shape) per frame come from `harness_builders.cyclist.state.frame_states`.
+material, shape) per frame come from the CycliST builder's scene states. The CycliST parts (`cyclist.scene_states`,
+`cyclist.renderer.raster`) are reached through the registry, as any plugin reaches another's, and the build's
+folders are read as data in the release layout (layout.py): no module of the CycliST builder is imported.
 """
 
 from __future__ import annotations
 
 import json
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from harness_builders.cyclist.layout import dataset_parts
-from harness_builders.cyclist.render.raster import RasterRenderer
-from harness_builders.cyclist.state import frame_states
 from harness_metrics import decode_rle
 
 from .dt import SAME_DEPTH_THRESHOLD, frame_relations, instance_record, normalise_depth, spatial_description
 from .features import FrameFeatures
+from .layout import CYCLIST_SCENE_SUFFIX, cyclist_folders
+from .parts import builder_part
+
+#: the CycliST builder's parts a synthetic DT is made with (registered by its plugin)
+SCENE_STATES_PART = "cyclist.scene_states"
+RASTER_PART = "cyclist.renderer.raster"
 
 CYCLE_WORDS = {
     "linear": "moves back and forth",
@@ -57,9 +63,9 @@ def scene_paths(cyclist_dir: Path) -> list[tuple[str, Path, Path, Path]]:
     if not (cyclist_dir / "scenes").is_dir() and (cyclist_dir / "cyclist" / "scenes").is_dir():
         cyclist_dir = cyclist_dir / "cyclist"  # a data root holding one folder per benchmark
     out = []
-    for part in dataset_parts(cyclist_dir):
-        for scene_path in sorted(part["scenes"].glob("*_config.json")):
-            stem = scene_path.name[: -len("_config.json")]
+    for part in cyclist_folders(cyclist_dir):
+        for scene_path in sorted(part["scenes"].glob(f"*{CYCLIST_SCENE_SUFFIX}")):
+            stem = scene_path.name[: -len(CYCLIST_SCENE_SUFFIX)]
             masks, video = part["masks"] / f"{stem}.json", part["videos"] / f"{stem}.mp4"
             if masks.exists() and video.exists():
                 out.append((stem, scene_path, masks, video))
@@ -75,15 +81,28 @@ def scene_paths(cyclist_dir: Path) -> list[tuple[str, Path, Path, Path]]:
     return out
 
 
+def synthetic_sources(cyclist_dir: Path, keyframe_interval: int, num_videos: int | None = None) -> list:
+    """(video id, video, make_dt) for every rendered scene of a CycliST build (the first `num_videos`).
+
+    make_dt is a picklable partial, so `--workers` can build the twins in other processes. The CycliST parts
+    are looked up here first: a missing CycliST builder is named before any work, and forked workers inherit them."""
+    for part in (SCENE_STATES_PART, RASTER_PART):
+        builder_part(part)
+    return [
+        (video_id, video, partial(synthetic_dt, scene, masks, keyframe_interval=keyframe_interval))
+        for video_id, scene, masks, video in scene_paths(Path(cyclist_dir))[:num_videos]
+    ]
+
+
 def synthetic_dt(scene_path: Path, masks_path: Path, video_rel: str, keyframe_interval: int = 1) -> dict:
     """The DT JSON of one rendered CycliST scene (exact masks, depth, attributes, templated descriptions)."""
 
     scene = json.loads(scene_path.read_text())
     masks = json.loads(masks_path.read_text())
-    states = frame_states(scene)
+    states = builder_part(SCENE_STATES_PART)(scene)
     width, height, num_frames = int(masks["width"]), int(masks["height"]), int(masks["num_frames"])
     objects = masks["objects"]
-    renderer = RasterRenderer(width=width, height=height)
+    renderer = builder_part(RASTER_PART)(width=width, height=height)
     rendered = list(renderer.frames(scene, states))  # (rgb, ids, z-depth) per frame
     obj_masks = [decode_rle(o["segmentations"]) for o in objects]  # (T, H, W) each
     lo, hi = _depth_range(rendered, obj_masks)

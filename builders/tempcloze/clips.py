@@ -13,8 +13,9 @@ import numpy as np
 
 from harness.api import FrameSpec, Segment, VideoRef
 from harness.frames import load_clip, write_video
-from harness_builders.tempcloze.intervals import ClipPlan
-from harness_builders.tempcloze.layout import ALL_CLIPS, clip_file
+
+from .intervals import ClipPlan
+from .layout import ALL_CLIPS, clip_file
 
 CHUNK_FRAMES = 96
 

@@ -13,14 +13,15 @@ from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
-from harness.api import Builder, ConfigError, DemoDataset
-from harness_builders.tempcloze.config import BuildConfig, add_build_arguments, config_from_args
-from harness_builders.tempcloze.diagnostics import diagnose
-from harness_builders.tempcloze.hard import count_by_runs, hard_subset, tally
-from harness_builders.tempcloze.layout import DIMENSION_NAMES, HARD_FILE
-from harness_builders.tempcloze.pipeline import build_dataset
-from harness_builders.tempcloze.suitability import load_suitability_model
-from harness_builders.tempcloze.synthetic import make_source_folder
+from harness.api import Builder, ConfigError, DemoDataset, add_progress_flag, write_atomic
+
+from .config import BuildConfig, add_build_arguments, config_from_args
+from .diagnose import diagnose
+from .hard import count_by_runs, hard_subset, tally
+from .layout import DIMENSION_NAMES, HARD_FILE
+from .pipeline import build_dataset
+from .suitability import load_suitability_model
+from .synthetic import make_source_folder
 
 SYNTHETIC_SECONDS, SYNTHETIC_FPS = 6.0, 10.0  # the demo's synthetic sources (they pass the paper's filters)
 HARD_NEXT = (
@@ -53,7 +54,7 @@ class TempClozeBuilder(Builder):
             help="dataset root to write, in the release layout (choices/, mixed_ids.json; manifest.json)",
         )
         parser.add_argument("--overwrite", action="store_true", help="replace items already in --out")
-        parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+        add_progress_flag(parser)
         add_build_arguments(parser)
 
     def run(self, args: argparse.Namespace) -> int:
@@ -143,8 +144,7 @@ class TempClozeHardBuilder(Builder):
 
         subset = hard_subset(args.results, args.top, args.unit)
         out = args.out if args.out.suffix.lower() == ".json" else args.out / HARD_FILE
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(subset, indent=2) + "\n", encoding="utf-8")
+        write_atomic(out, json.dumps(subset, indent=2) + "\n")
         hist = count_by_runs(tally(args.results, args.unit))
         print(f"tempcloze-hard: {len(subset)} {args.unit}s -> {out}; items by runs wrong: {hist}")
         return 0
@@ -184,8 +184,7 @@ class TempClozeDiagnoseBuilder(Builder):
                 f"  {name:<12} {row['mean_gt_probability']:.4f}  top-1 {row['top1_accuracy']:.4f}  n={row['questions']}"
             )
         if args.out:
-            args.out.parent.mkdir(parents=True, exist_ok=True)
-            args.out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+            write_atomic(args.out, json.dumps(report, indent=1) + "\n")
         if args.strict and o["matches"]:
             print("edge-frame check failed (--strict)", file=sys.stderr)
             return 1

@@ -11,9 +11,7 @@ import argparse
 from dataclasses import asdict, dataclass, fields
 from typing import Any, Optional
 
-from harness_builders.tempcloze.intervals import GapRules
-
-VIDEO_EXTENSIONS = (".mp4", ".mkv", ".mov", ".avi", ".webm", ".m4v")
+from .intervals import GapRules
 
 
 @dataclass(frozen=True)

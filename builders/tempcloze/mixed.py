@@ -13,7 +13,7 @@ from typing import Optional
 
 import numpy as np
 
-from harness_builders.tempcloze.layout import DIMENSIONS, clip_file
+from .layout import DIMENSIONS, clip_file
 
 
 def _rng(seed: int, what: str) -> np.random.Generator:

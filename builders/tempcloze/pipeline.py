@@ -16,16 +16,17 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any, Optional
 
-from harness.api import FrameSpec, Model, Segment, VideoRef, media_identity
-from harness.frames import MediaError, load_clip, probe_video
-from harness_builders.tempcloze.analysis import MotionProbe, pair_starts
-from harness_builders.tempcloze.clips import write_item_clips
-from harness_builders.tempcloze.config import VIDEO_EXTENSIONS, BuildConfig
-from harness_builders.tempcloze.intervals import GapRejected, ItemPlan, gap_length_bounds, item_rng, plan_item
-from harness_builders.tempcloze.layout import CHOICES_DIR, CLIPS_FILE, MANIFEST_FILE, MIXED_FILE, SOURCES_DIR
-from harness_builders.tempcloze.mixed import select_mixed
-from harness_builders.tempcloze.suitability import ask_suitability
-from harness_builders.tempcloze.virtual import item_document, source_reference, write_item_document
+from harness.api import FrameSpec, Model, Segment, VideoRef, atomic_path, media_identity, write_atomic
+from harness.frames import VIDEO_SUFFIXES, MediaError, load_clip, probe_video
+
+from .analysis import MotionProbe, pair_starts
+from .clips import write_item_clips
+from .config import BuildConfig
+from .intervals import GapRejected, ItemPlan, gap_length_bounds, item_rng, plan_item
+from .layout import CHOICES_DIR, CLIPS_FILE, MANIFEST_FILE, MIXED_FILE, SOURCES_DIR
+from .mixed import select_mixed
+from .suitability import ask_suitability
+from .virtual import item_document, source_reference, write_item_document
 
 FILTER_STAGES = ("readable", "duration", "sharpness", "suitability", "motion")
 # The flag that sets the threshold behind a skip reason (named when nothing passed).
@@ -44,7 +45,7 @@ class NoUsableVideos(ValueError):
         manifest = Path(out) / MANIFEST_FILE if out is not None else MANIFEST_FILE
         if not detail:
             msg = (
-                f"no video files in {folder} (looked for {', '.join(sorted(VIDEO_EXTENSIONS))}, "
+                f"no video files in {folder} (looked for {', '.join(sorted(VIDEO_SUFFIXES))}, "
                 "recursively); point --videos at a folder of videos"
             )
         else:
@@ -64,7 +65,7 @@ class NoUsableVideos(ValueError):
 
 def find_videos(folder: Path) -> list[Path]:
     """Video files under `folder` (recursively), sorted by path."""
-    return sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix.lower() in VIDEO_EXTENSIONS)
+    return sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix.lower() in VIDEO_SUFFIXES)
 
 
 def place_source(path: Path, stem: str, out_dir: Path, how: str) -> Path:
@@ -72,16 +73,15 @@ def place_source(path: Path, stem: str, out_dir: Path, how: str) -> Path:
     if how == "reference" or path.resolve().is_relative_to(Path(out_dir).resolve()):
         return path  # already inside the dataset: never link or copy a file onto itself
     target = out_dir / SOURCES_DIR / f"{stem}{path.suffix.lower()}"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if target.exists():
-        target.unlink()
     if how == "link":
         try:
-            os.link(path, target)
+            with atomic_path(target) as tmp:
+                os.link(path, tmp)
             return target
         except OSError:
             pass  # another filesystem, or links not allowed: copy instead
-    shutil.copyfile(path, target)
+    with atomic_path(target) as tmp:
+        shutil.copyfile(path, tmp)
     return target
 
 
@@ -325,8 +325,8 @@ def build_dataset(
     mixed = select_mixed(kept, cfg.seed, cfg.mixed_size)
     manifest = make_manifest(src, cfg, outcomes, workers, model)
     if kept:
-        (out / MIXED_FILE).write_text(json.dumps(mixed, indent=2) + "\n", encoding="utf-8")
-    (out / MANIFEST_FILE).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        write_atomic(out / MIXED_FILE, json.dumps(mixed, indent=2) + "\n")
+    write_atomic(out / MANIFEST_FILE, json.dumps(manifest, indent=1, sort_keys=True) + "\n")
     if not kept:
         raise NoUsableVideos(src, manifest["skipped"], out)
     return manifest

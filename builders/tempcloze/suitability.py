@@ -9,7 +9,6 @@ registry) or by a 'package.module:Class' reference, with `k=v,...` model args.
 
 from __future__ import annotations
 
-import importlib
 import re
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from harness.api import (
     VideoRef,
     parse_kv,
     registry,
+    resolve_reference,
 )
 from harness.frames import load_clip
 
@@ -103,16 +103,8 @@ def load_suitability_model(name: str, model_args: str | dict | None = None) -> M
 def load_model_reference(ref: str, **model_args: Any) -> Model:
     """Instantiate a 'package.module:Class' model reference (the CLI's --suitability-model)."""
 
-    module_name, _, attr = ref.partition(":")
-    if not module_name or not attr:
-        raise ConfigError(f"--suitability-model '{ref}' must look like 'package.module:ClassName'")
-    try:
-        obj: Any = importlib.import_module(module_name)
-        for part in attr.split("."):
-            obj = getattr(obj, part)
-    except (ImportError, AttributeError) as err:
-        raise ConfigError(f"--suitability-model '{ref}': cannot import it ({err})") from err
-    model = obj(**model_args)
+    factory = resolve_reference(ref, what=f"--suitability-model '{ref}'")
+    model = factory(**model_args)
     if not callable(getattr(model, "generate", None)):
         raise ConfigError(f"--suitability-model '{ref}' did not give an object with generate(requests)")
     return model

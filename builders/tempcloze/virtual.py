@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any, Union
 
 from harness.api import Segment, VideoRef, write_atomic
-from harness_builders.tempcloze.intervals import ClipPlan, ItemPlan
-from harness_builders.tempcloze.layout import ALL_CLIPS
+
+from .intervals import ClipPlan, ItemPlan
+from .layout import ALL_CLIPS
 
 CLIPS_FORMAT = "tempcloze-clips"
 CLIPS_VERSION = 1

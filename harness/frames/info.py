@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+#: the file suffixes a folder of source videos is searched for (lower case; the builders' --videos DIR)
+VIDEO_SUFFIXES = (".mp4", ".mkv", ".mov", ".avi", ".webm", ".m4v")
+
 
 @dataclass(frozen=True)
 class VideoInfo:

@@ -12,7 +12,6 @@ A model that returns masks itself (structured {"masks": ...}) is scored on its o
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 from pathlib import Path
@@ -29,6 +28,7 @@ from harness.api import (
     VideoRef,
     is_unpacked,
     registry,
+    resolve_reference,
     safe_media_path,
 )
 from harness.frames import FrameSpec, load_clip
@@ -89,8 +89,7 @@ def _component(pipeline: dict) -> Any:
     if key not in _components:
         ref = pipeline["box_to_mask"]
         if ":" in ref:
-            module_name, _, attr = ref.partition(":")
-            factory = getattr(importlib.import_module(module_name), attr)
+            factory = resolve_reference(ref, what="box_to_mask")
         else:
             factory = registry().get("builder", ref).load()
         options = {"device": pipeline.get("device") or "cpu"}

@@ -1,11 +1,11 @@
 """CycliST question generation: CLEVR-style templates with temporal quantifiers over per-frame scene
 state (paper Sec. 3, Tables 13 and 14), and the scene-understanding ground truth per scene."""
 
-from harness_builders.cyclist.questions.functions import FUNCTIONS, Invalid, execute
-from harness_builders.cyclist.questions.generate import generate_questions
-from harness_builders.cyclist.questions.ground_truth import scene_ground_truth
-from harness_builders.cyclist.questions.state import SceneSchemaError, SceneState
-from harness_builders.cyclist.questions.templates import FAMILIES, TemplateError, load_templates
+from .functions import FUNCTIONS, Invalid, execute
+from .generate import generate_questions
+from .ground_truth import scene_ground_truth
+from .state import SceneSchemaError, SceneState
+from .templates import FAMILIES, TemplateError, load_templates
 
 __all__ = [
     "FAMILIES",

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from harness_builders.cyclist.questions.state import (
+from .state import (
     COLORS,
     CYCLE_TYPES,
     DIRECTIONS,

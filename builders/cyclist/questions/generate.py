@@ -19,10 +19,10 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from harness_builders.cyclist.questions.instantiate import AnswerBalancer, instantiate
-from harness_builders.cyclist.questions.state import SceneSchemaError, SceneState
-from harness_builders.cyclist.questions.templates import FAMILIES, Template, load_templates
-from harness_builders.cyclist.questions.text import render
+from .instantiate import AnswerBalancer, instantiate
+from .state import SceneSchemaError, SceneState
+from .templates import FAMILIES, Template, load_templates
+from .text import render
 
 log = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from harness_builders.cyclist.questions.state import CYCLE_TYPES, SceneState
+from .state import CYCLE_TYPES, SceneState
 
 
 def scene_ground_truth(scene: dict[str, Any] | str | Path | SceneState) -> dict[str, Any]:

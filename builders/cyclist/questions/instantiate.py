@@ -18,9 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from harness_builders.cyclist.questions.functions import FUNCTIONS, VALUE_TYPES, Invalid
-from harness_builders.cyclist.questions.state import COLORS, SHAPES, SIZES, SceneState
-from harness_builders.cyclist.questions.templates import DESCRIPTOR_TYPES, Template
+from .functions import FUNCTIONS, VALUE_TYPES, Invalid
+from .state import COLORS, SHAPES, SIZES, SceneState
+from .templates import DESCRIPTOR_TYPES, Template
 
 _ALL_MASKS = np.arange(1 << len(DESCRIPTOR_TYPES), dtype=np.int64)
 _TAG_CYCLES = {

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from harness_builders.cyclist.constants import (  # noqa: F401 - re-exported: the question engine's vocabulary
+from ..constants import (  # noqa: F401 - re-exported: the question engine's vocabulary
     COLORS,
     CYCLE_TYPES,
     DIRECTIONS,
@@ -26,10 +26,10 @@ from harness_builders.cyclist.constants import (  # noqa: F401 - re-exported: th
     RELATIONS,
     SHAPES,
 )
-from harness_builders.cyclist.constants import MATERIAL_NAMES as MATERIALS  # noqa: F401 - lower case, re-exported
-from harness_builders.cyclist.constants import SIZE_NAMES as SIZES
-from harness_builders.cyclist.constants import SIZES as SIZE_SCALES
-from harness_builders.cyclist.state import (  # noqa: F401 - SceneSchemaError re-exported (its old home)
+from ..constants import MATERIAL_NAMES as MATERIALS  # noqa: F401 - lower case, re-exported
+from ..constants import SIZE_NAMES as SIZES
+from ..constants import SIZES as SIZE_SCALES
+from ..state import (  # noqa: F401 - SceneSchemaError re-exported (its old home)
     SceneSchemaError,
     keyframes,
     object_locations,

@@ -16,7 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from harness_builders.cyclist.questions.functions import ANSWER_TYPE_OF, FUNCTIONS, VALUE_TYPES
+from .functions import ANSWER_TYPE_OF, FUNCTIONS, VALUE_TYPES
 
 TEMPLATE_DIR = Path(__file__).with_name("templates")
 SLOT_RE = re.compile(r"<[A-Z]+[0-9]*>")

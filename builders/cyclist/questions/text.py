@@ -10,7 +10,7 @@ import random
 import re
 from typing import Any
 
-from harness_builders.cyclist.questions.templates import SLOT_RE, load_synonyms
+from .templates import SLOT_RE, load_synonyms
 
 _ARTICLE_RE = re.compile(r"\b([Aa])n?\s+(?=(\w))")
 

@@ -12,18 +12,15 @@ the official generator stores as `_output`; without them, the answer step), and 
 
 from __future__ import annotations
 
-import argparse
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.api import Builder
-
-from ..layout import dataset_parts
-from .functions import Invalid, run_steps
-from .state import SceneSchemaError, SceneState
+from .layout import dataset_parts
+from .questions.functions import Invalid, run_steps
+from .questions.state import SceneSchemaError, SceneState
 
 
 @dataclass
@@ -207,32 +204,3 @@ def format_report(report: Report, root: Path, max_listed: int = 200) -> str:
             lines.append(f"  ... and {len(report.mismatches) - max_listed} more")
     lines.append(f"reproduced {report.reproduced}/{report.total} stored answers")
     return "\n".join(lines)
-
-
-class CyclistDiagnose(Builder):
-    """`diagnose cyclist DIR`: does the engine reproduce a dataset's stored answers?"""
-
-    name = "cyclist.diagnose"
-    description = "re-execute a CycliST dataset's stored programs; run by `harness diagnose cyclist DIR`"
-
-    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
-        """DIR [--max-listed N]."""
-        parser.add_argument(
-            "dir", type=Path, help="dataset root (scenes/<tier>/<split>/, questions/...) or one tier folder"
-        )
-        parser.add_argument("--max-listed", type=int, default=200, help="mismatches to list (default 200)")
-
-    def run(self, args: argparse.Namespace) -> int:
-        """Print the report; 0 when every stored answer is reproduced, 1 otherwise (2: no questions)."""
-        if not Path(args.dir).is_dir():
-            raise ValueError(
-                f"diagnose cyclist: {args.dir} is not a folder (expected scenes/<tier>/<split>/ and questions/<tier>/<split>/)"
-            )
-        report = diagnose(args.dir)
-        print(format_report(report, args.dir, args.max_listed))
-        if report.total == 0:
-            print(
-                f"diagnose cyclist: no questions found in {args.dir} (questions/<tier>/<split>/*.json or questions/*.json)"
-            )
-            return 2
-        return 0 if report.reproduced == report.total else 1

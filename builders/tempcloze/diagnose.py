@@ -21,7 +21,8 @@ import numpy as np
 
 from harness.api import FrameSpec, Segment, VideoRef
 from harness.frames import load_clip, probe_video
-from harness_builders.tempcloze.layout import (
+
+from .layout import (
     ALL_CLIPS,
     CHOICES_DIR,
     CLIPS_FILE,
@@ -29,7 +30,7 @@ from harness_builders.tempcloze.layout import (
     DIMENSIONS,
     clip_file,
 )
-from harness_builders.tempcloze.virtual import virtual_refs
+from .virtual import virtual_refs
 
 FeatureFn = Callable[[np.ndarray], np.ndarray]
 

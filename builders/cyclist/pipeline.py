@@ -4,21 +4,17 @@ release's kind-first layout (builders/cyclist/layout.py)."""
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from harness.api import write_atomic
+from harness.api import resolve_reference, write_atomic
 
+from .config import Composition, SceneSettings, check_feasible, plan_scene
 from .layout import SplitDirs, split_dirs
+from .plugin import RENDERERS
 from .scene import SceneGenerationError, dump_scene, generate_scene, scene_stem
-from .settings import Composition, SceneSettings, check_feasible, plan_scene
 
-RENDERERS = {
-    "raster": "harness_builders.cyclist.render.raster:RasterRenderer",
-    "blender": "harness_builders.cyclist.render.blender:BlenderRenderer",
-}
 MANIFEST_VERSION = 1
 
 
@@ -58,8 +54,7 @@ def load_renderer(name: str, settings: SceneSettings):
     """Instantiate a renderer by name ('raster' or 'blender')."""
     if name not in RENDERERS:
         raise ValueError(f"--renderer {name}: unknown renderer; use one of {', '.join(RENDERERS)}")
-    module, attr = RENDERERS[name].split(":")
-    cls = getattr(importlib.import_module(module), attr)
+    cls = resolve_reference(RENDERERS[name], what=f"--renderer {name}")
     return cls(
         width=settings.resolution_width, height=settings.resolution_height, samples=settings.number_of_samples
     )

@@ -1,81 +1,19 @@
-"""The `cyclist-questions` builder command: questions (and optional scene-understanding ground truth)
-from a folder of CycliST scene JSON files, ours or the public release's."""
+"""Question generation as a build stage: questions (and optional scene-understanding ground truth) from a
+folder of CycliST scene JSON files, ours or the public release's, written in the release's layout. The
+`cyclist-questions` command (commands.py) and `build cyclist` run it."""
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
-from harness.api import Builder, write_atomic
-from harness.hookspecs import hookimpl
+from harness.api import write_atomic
 
 from ..layout import questions_file, split_dirs
 from .generate import answer_summary, generate_questions, iter_scenes
 from .ground_truth import scene_ground_truth
 from .state import SceneSchemaError, SceneState
-from .templates import FAMILIES, load_templates
-
-
-class CyclistQuestionsBuilder(Builder):
-    """Template questions with temporal quantifiers for existing CycliST scenes (paper 000, Sec. 3)."""
-
-    name = "cyclist-questions"
-    description = "CycliST questions (12 families, temporal quantifiers) from scene JSON files"
-
-    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
-        """--scenes DIR --out FILE [--families ...] [--seed S] [--templates DIR] [--ground-truth FILE]."""
-        parser.add_argument(
-            "--scenes", type=Path, required=True, help="folder of scene JSON files (or one file)"
-        )
-        parser.add_argument(
-            "--out",
-            type=Path,
-            required=True,
-            help="a questions JSON file to write, or a folder (no .json suffix): one questions_<template>.json "
-            "per template file, as the release (e.g. DATA/cyclist/questions/unicycle/test)",
-        )
-        parser.add_argument(
-            "--families", nargs="+", default=None, choices=list(FAMILIES), help="default: all twelve"
-        )
-        parser.add_argument("--seed", type=int, default=0)
-        parser.add_argument(
-            "--templates", type=Path, default=None, help="folder of template files (default: built-in)"
-        )
-        parser.add_argument(
-            "--ground-truth", type=Path, default=None, help="also write per-scene ground truth here"
-        )
-        parser.add_argument(
-            "--mode",
-            choices=["official", "exhaustive"],
-            default="official",
-            help="official: one question per family per scene (the release's mix, default); "
-            "exhaustive: every template per scene",
-        )
-
-    def run(self, args: argparse.Namespace) -> int:
-        """Generate and write the questions; 0 on success, 1 when no scene could be read."""
-        result = run_questions(
-            args.scenes,
-            args.out,
-            families=args.families,
-            seed=args.seed,
-            templates=args.templates,
-            mode=args.mode,
-        )
-        info = result["info"]
-        if args.ground_truth is not None:
-            write_ground_truth(args.scenes, args.ground_truth)
-        print(
-            f"cyclist-questions: {info['num_questions']} questions for {info['num_scenes']} scenes -> {args.out}"
-            + (
-                f" ({info['num_skipped']} scene files skipped, see info.skipped)"
-                if info["num_skipped"]
-                else ""
-            )
-        )
-        print("\n".join(answer_summary(info)))
-        return 0 if info["num_scenes"] > 0 else 1
+from .templates import load_templates
 
 
 def run_questions(
@@ -154,18 +92,3 @@ def write_ground_truth(scenes: Path, out: Path) -> None:
         except SceneSchemaError as exc:
             skipped.append({"scene": exc.scene, "field": exc.field, "error": exc.problem})
     write_atomic(out, json.dumps({"scenes": records, "skipped": skipped}))
-
-
-@hookimpl
-def register_builders(register) -> None:
-    """The `cyclist-questions` command (lazy reference)."""
-    register(
-        "cyclist-questions",
-        "harness_builders.cyclist.questions.plugin:CyclistQuestionsBuilder",
-        CyclistQuestionsBuilder.description,
-    )
-    register(
-        "cyclist.diagnose",
-        "harness_builders.cyclist.questions.diagnose:CyclistDiagnose",
-        "re-execute a CycliST dataset's stored programs; run by `harness diagnose cyclist DIR`",
-    )
