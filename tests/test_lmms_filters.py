@@ -1,0 +1,143 @@
+"""lm-eval filter pipelines (`filter_list`) on a native YAML task and lm-eval's group metrics, without lmms-eval:
+each metric once per pipeline as `metric,pipeline`, the filtered answers in the samples beside the raw reply,
+--rescore giving the same; the built-in filters as lm-eval defines them; groups computing every entry of
+their aggregate_metric_list and listed in lm-eval's `results` too. (tests/test_lmms_eval_tasks.py compares real
+lmms-eval task folders of these kinds with lmms-eval itself.)"""
+
+from __future__ import annotations
+
+import shutil
+import textwrap
+
+import pytest
+from test_reliability_run import TASKS_DIR
+
+from conftest import run_in
+from harness.config.schema import parse_task_config
+from harness.data import filters as F
+from harness.engine.rescoring import rescore
+from harness.errors import ConfigError
+from harness.plugins.loading import load_plugins
+from harness.results.writer import read_samples
+
+FILTERED = """
+task: colors_filtered
+version: 1
+dataset: {data_key: colors, split: test}
+doc_id: id
+media_field: video
+target_field: answer
+prompt: {template: prompt.jinja}
+frames: {strategy: uniform, count: 4, max_side: 64}
+generation: {max_new_tokens: 8, temperature: 0}
+metrics:
+  - name: accuracy
+    headline: true
+filter_list:
+  - name: whole
+    filter:
+      - function: take_first
+  - name: initial
+    filter:
+      - function: regex
+        regex_pattern: "^(\\\\w)"
+      - function: take_first
+  - name: swapped
+    filter:
+      - class: own_filters.py:SwapDirections
+      - function: take_first
+"""
+
+OWN_FILTERS = '''
+class SwapDirections:
+    """A task's own filter: left and right swapped."""
+
+    def __init__(self, **kwargs):
+        self.table = {"left": "right", "right": "left"}
+
+    def apply(self, resps, docs):
+        return [[self.table.get(r, r) for r in inst] for inst in resps]
+'''
+
+GROUP = """
+group: colors_two_metrics
+task: [colors_filtered, colors_qa]
+aggregate_metric_list:
+  - metric: accuracy
+    filter_list: [whole, swapped]
+    weight_by_size: true
+  - metric: accuracy
+    aggregation: own_filters.py:largest
+"""
+
+
+@pytest.fixture
+def filtered_folder(tmp_path):
+    folder = tmp_path / "tasks"
+    shutil.copytree(TASKS_DIR, folder)
+    (folder / "filtered.yaml").write_text(textwrap.dedent(FILTERED))
+    (folder / "own_filters.py").write_text(OWN_FILTERS + "\n\ndef largest(values, sizes, weight_by_size):\n    return max(values)\n")
+    (folder / "two_metrics.yaml").write_text(textwrap.dedent(GROUP))
+    return folder
+
+
+def test_native_task_scores_each_pipeline_and_records_the_filtered_answers(filtered_folder, colors_root, tmp_path):
+    state = load_plugins(include_paths=[filtered_folder])
+    out = run_in(tmp_path, ["colors_filtered"], "oracle", colors_root, state, progress=False)
+    res = out.results["task_results"]["colors_filtered"]
+    assert set(res["metrics"]) == {"accuracy,whole", "accuracy,initial", "accuracy,swapped"}
+    assert res["headline"] == "accuracy,whole"
+    recs = read_samples(out.samples_paths["colors_filtered"])
+    n = len(recs)
+    directions = sum(r["target"] in ("left", "right") for r in recs)
+    assert res["metrics"]["accuracy,whole"]["value"] == 1.0  # the oracle's reply, unfiltered
+    assert res["metrics"]["accuracy,initial"]["value"] == 0.0  # "r" is never "red"
+    assert res["metrics"]["accuracy,swapped"]["value"] == pytest.approx((n - directions) / n)
+    assert 0 < directions < n
+    rec = recs[0]
+    assert rec["parsed"]["extra"]["filtered"] == {"whole": rec["raw"], "initial": rec["raw"][0], "swapped": {
+        "left": "right", "right": "left"}.get(rec["raw"], rec["raw"])}
+    flat = out.results["results"]["colors_filtered"]
+    assert flat["accuracy,initial"] == 0.0 and "accuracy_stderr,swapped" in flat and "accuracy,none" not in flat
+    again = rescore(list(out.samples_paths.values()), [str(filtered_folder)], None, state=state).results
+    assert again["task_results"]["colors_filtered"]["metrics"] == res["metrics"]
+
+
+def test_group_computes_every_aggregate_metric_and_is_listed_in_results(filtered_folder, colors_root, tmp_path):
+    state = load_plugins(include_paths=[filtered_folder])
+    out = run_in(tmp_path, ["colors_two_metrics"], "oracle", colors_root, state, progress=False)
+    tasks, group = out.results["task_results"], out.results["group_results"]["colors_two_metrics"]
+    a, b = tasks["colors_filtered"]["metrics"], tasks["colors_qa"]["metrics"]
+    assert set(group["metrics"]) == {"accuracy,whole", "accuracy,swapped", "accuracy"}
+    # only colors_filtered has the pipelines' metrics; colors_qa only plain `accuracy` (lm-eval: `accuracy,none`)
+    assert group["metrics"]["accuracy,swapped"]["value"] == a["accuracy,swapped"]["value"]
+    assert group["metrics"]["accuracy"]["value"] == b["accuracy"]["value"]  # `largest` over one member
+    flat = out.results["results"]["colors_two_metrics"]
+    assert flat == out.results["groups"]["colors_two_metrics"]
+    assert flat["accuracy,whole"] == a["accuracy,whole"]["value"] and flat["accuracy,none"] == b["accuracy"]["value"]
+
+
+def test_builtin_filters_follow_lm_eval():
+    doc = {"choices": ["red square", "blue circle"]}
+    assert list(F.TakeFirstFilter().apply([["a", "b"], []], [doc, doc])) == ["a", ""]
+    assert F.RegexFilter(r"answer: (\w+)").apply([["answer: B.", "none"]], [doc]) == [["B", "[invalid]"]]
+    assert F.RegexFilter(r"(x?)").apply([["abc"]], [doc]) == [[""]]  # an empty match stays empty
+    assert F.MultiChoiceRegexFilter(r"\(([AB])\)", ignore_case=True).apply(
+        [["I think (B)", "it is the Blue Circle", "Answer: A", "??"]], [doc]
+    ) == [["B", "(B)", "(A)", "[invalid]"]]
+    assert F.MajorityVoteFilter().apply([["x", "y", "y"]], [doc]) == [["y"]]
+    assert F.WhitespaceFilter().apply([["  a", " b", "c"]], [doc]) == [[" a", "b", "c"]]
+    assert F.MapFilter({"A": 1}, 0).apply([["A", "B"]], [doc]) == [[1, 0]]
+    assert F.StripThinkingFilter().apply([["<think>x</think> B", "x</think>C"]], [doc]) == [["B", "C"]]
+
+
+def test_bad_filter_lists_are_config_errors_naming_the_field(tmp_path):
+    base = {"task": "t", "version": 1}
+    with pytest.raises(ConfigError, match="filter_list"):
+        parse_task_config({**base, "filter_list": [{"name": "a,b", "filter": []}]}, "t.yaml")
+    with pytest.raises(ConfigError, match="repeated"):
+        parse_task_config({**base, "filter_list": [{"name": "a", "filter": []}] * 2}, "t.yaml")
+    with pytest.raises(ConfigError, match="unknown filter 'no_such'"):
+        F.build_pipelines([{"name": "a", "filter": [{"function": "no_such"}]}], tmp_path, "t.yaml filter_list")
+    with pytest.raises(ConfigError, match="cannot build filter"):
+        F.build_pipelines([{"name": "a", "filter": [{"function": "regex", "bogus": 1}]}], tmp_path, "t")
