@@ -172,14 +172,36 @@ def lmms_numbers(task_obj, replies: list[str], output_path: Path) -> dict[str, A
     if "torch" in sys.modules:
         sys.modules["torch"].manual_seed(1234)
     per_metric: dict[str, list] = defaultdict(list)
-    for i, doc in enumerate(task_obj.eval_docs):
-        for metric, value in task_obj.process_results(doc, [replies[i]]).items():
-            per_metric[metric].append(value)
+    docs = list(task_obj.eval_docs)
+    for ensemble in task_obj._filters:  # FilterEnsemble.apply on the instances' resps, all docs at once
+        resps = [[reply] for reply in replies]
+        for f in ensemble.filters:
+            resps = f.apply(resps, docs)
+        for doc, filtered in zip(docs, list(resps), strict=True):
+            for metric, value in task_obj.process_results(doc, [filtered]).items():
+                key = metric if ensemble.name == "none" else f"{metric},{ensemble.name}"
+                per_metric[key].append(value)
     args = argparse.Namespace(output_path=str(output_path))
     out = {}
-    for metric, items in per_metric.items():
-        fn = task_obj.aggregation().get(metric)
+    for key, items in per_metric.items():
+        fn = task_obj.aggregation().get(key.split(",")[0])
         if fn is None:
             continue
-        out[metric] = fn(items, args=args) if "args" in inspect.signature(fn).parameters else fn(items)
+        out[key] = fn(items, args=args) if "args" in inspect.signature(fn).parameters else fn(items)
     return out
+
+
+def offline_hub_snapshots(cache: Path, repos: list[str], monkeypatch) -> None:
+    """The hub snapshots a task's doc_to_visual fetches with `snapshot_download` (a fixture's `hub_snapshots`,
+    e.g. "datasets/owner/name"), present and empty in an offline hub cache, so the call returns their folder."""
+    import huggingface_hub.constants as hub  # noqa: PLC0415
+
+    commit = "0" * 40
+    for repo in repos:
+        kind, name = repo.split("/", 1)
+        folder = cache / f"{kind}--{name.replace('/', '--')}"
+        (folder / "snapshots" / commit).mkdir(parents=True, exist_ok=True)
+        (folder / "refs").mkdir(exist_ok=True)
+        (folder / "refs" / "main").write_text(commit)
+    monkeypatch.setattr(hub, "HF_HUB_CACHE", str(cache))
+    monkeypatch.setattr(hub, "HF_HUB_OFFLINE", True)

@@ -26,6 +26,7 @@ from lmms_eval_compare import (  # noqa: E402
     lmms_numbers,
     lmms_prompts,
     make_media,
+    offline_hub_snapshots,
     replay_plugin,
     task_cases,
     write_rows,
@@ -49,6 +50,7 @@ def tiny_video(tmp_path_factory):
 def test_task_gives_lmms_evals_numbers_on_identical_replies(fixture, task, tmp_path, monkeypatch, tiny_video):
     fx = FIXTURES[fixture]
     monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    offline_hub_snapshots(tmp_path / "hf" / "hub", fx.get("hub_snapshots", []), monkeypatch)
     folder = copy_folder(fx["folder"], tmp_path / "tasks")
     rows = write_rows(fx["rows"], tmp_path / "rows.jsonl")
     theirs_task = build_lmms_task(folder, task, rows)
@@ -73,5 +75,8 @@ def test_task_gives_lmms_evals_numbers_on_identical_replies(fixture, task, tmp_p
     assert [re.sub(r"<(video|image)(:[^>]*)?>", "", r["prompt"]) for r in records] == lmms_prompts(theirs_task)
     theirs = lmms_numbers(theirs_task, fx["replies"], tmp_path / "out")
     assert theirs, "lmms-eval aggregated no metric"
+    # a metric no document returned (lmms-eval lists none) is not applicable: n 0, no value, not in `results`
+    assert {k for k, m in ours["metrics"].items() if m["n"]} == set(theirs)
+    assert all(m["value"] is None for k, m in ours["metrics"].items() if k not in theirs)
     for metric, value in theirs.items():
         assert ours["metrics"][metric]["value"] == pytest.approx(float(value), abs=1e-9), metric
