@@ -23,6 +23,7 @@ from lmms_eval_compare import (  # noqa: E402
     build_lmms_task,
     copy_folder,
     fixtures,
+    lmms_group_numbers,
     lmms_numbers,
     lmms_prompts,
     make_media,
@@ -46,21 +47,14 @@ def tiny_video(tmp_path_factory):
     return write_marker_video(tmp_path_factory.mktemp("lmms_video") / "v.mp4", 8, 32, 24, fps=8)
 
 
-@pytest.mark.parametrize(("fixture", "task"), task_cases())
-def test_task_gives_lmms_evals_numbers_on_identical_replies(fixture, task, tmp_path, monkeypatch, tiny_video):
-    fx = FIXTURES[fixture]
-    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
-    offline_hub_snapshots(tmp_path / "hf" / "hub", fx.get("hub_snapshots", []), monkeypatch)
-    folder = copy_folder(fx["folder"], tmp_path / "tasks")
-    rows = write_rows(fx["rows"], tmp_path / "rows.jsonl")
-    theirs_task = build_lmms_task(folder, task, rows)
-    assert make_media(theirs_task, tiny_video, fx.get("media", []), tmp_path / "hf") > 0
-    replies = tmp_path / "replies.json"
-    replies.write_text(json.dumps({task: fx["replies"]}))
+def _run_harness(name: str, replies: dict, rows, folder, tmp_path):
+    """The harness on task or group `name` of the copied folder, the rows as --data, fixed replies per task."""
+    path = tmp_path / "replies.json"
+    path.write_text(json.dumps(replies))
     cfg = RunConfig(
-        tasks=[task],
+        tasks=[name],
         model="replay",
-        model_args={"replies": str(replies)},
+        model_args={"replies": str(path)},
         data=rows,
         include_path=[str(folder)],
         cache_dir=tmp_path / "cache",
@@ -68,7 +62,20 @@ def test_task_gives_lmms_evals_numbers_on_identical_replies(fixture, task, tmp_p
         log_samples=True,
         progress=False,
     )
-    out = run(cfg, load_plugins(include_paths=[folder], modules=[replay_plugin()]))
+    return run(cfg, load_plugins(include_paths=[folder], modules=[replay_plugin()]))
+
+
+@pytest.mark.parametrize(("fixture", "task"), task_cases())
+def test_task_gives_lmms_evals_numbers_on_identical_replies(fixture, task, tmp_path, monkeypatch, tiny_video):
+    fx = FIXTURES[fixture]
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    offline_hub_snapshots(tmp_path / "hf" / "hub", fx.get("hub_snapshots", []), monkeypatch)
+    folder = copy_folder(fx["folder"], tmp_path / "tasks")
+    rows = write_rows(fx["rows"], tmp_path / "rows.jsonl", fx.get("image_fields", []))
+    theirs_task = build_lmms_task(folder, task, rows)
+    made = make_media(theirs_task, tiny_video, fx.get("media", []), tmp_path / "hf")
+    assert made > 0 or fx.get("image_fields"), "the task's doc_to_visual named no file"  # or images in its rows
+    out = _run_harness(task, {task: fx["replies"]}, rows, folder, tmp_path)
     ours = out.results["task_results"][task]
     assert (ours["n_scored"], ours["n_errors"]) == (len(fx["rows"]), 0), ours.get("error_examples")
     records = read_samples(out.samples_paths[task])
@@ -80,3 +87,22 @@ def test_task_gives_lmms_evals_numbers_on_identical_replies(fixture, task, tmp_p
     assert all(m["value"] is None for k, m in ours["metrics"].items() if k not in theirs)
     for metric, value in theirs.items():
         assert ours["metrics"][metric]["value"] == pytest.approx(float(value), abs=1e-9), metric
+
+
+@pytest.mark.parametrize(("fixture", "group"), [(fx["name"], g) for fx in FIXTURES.values() for g in fx.get("groups", [])])
+def test_group_gives_lmms_evals_group_metrics(fixture, group, tmp_path, monkeypatch):
+    """Every entry of the group's aggregate_metric_list, as lmms-eval's consolidate_group_results computes it
+    from the members' metrics; the group listed in lm-eval's `results` as in `groups`."""
+    fx = FIXTURES[fixture]
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    offline_hub_snapshots(tmp_path / "hf" / "hub", fx.get("hub_snapshots", []), monkeypatch)
+    folder = copy_folder(fx["folder"], tmp_path / "tasks")
+    rows = write_rows(fx["rows"], tmp_path / "rows.jsonl", fx.get("image_fields", []))
+    out = _run_harness(group, {task: fx["replies"] for task in fx["tasks"]}, rows, folder, tmp_path)
+    theirs = lmms_group_numbers(folder, group, rows, fx["replies"], tmp_path / "out")
+    assert len(theirs) >= 2, theirs
+    ours = out.results["results"][group]
+    assert ours == out.results["groups"][group]
+    assert {k for k in ours if "," in k and "_stderr" not in k} == set(theirs)
+    for key, value in theirs.items():
+        assert ours[key] == pytest.approx(float(value), abs=1e-6), key

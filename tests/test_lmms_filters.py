@@ -6,6 +6,7 @@ lmms-eval task folders of these kinds with lmms-eval itself.)"""
 
 from __future__ import annotations
 
+import json
 import shutil
 import textwrap
 
@@ -141,3 +142,92 @@ def test_bad_filter_lists_are_config_errors_naming_the_field(tmp_path):
         F.build_pipelines([{"name": "a", "filter": [{"function": "no_such"}]}], tmp_path, "t.yaml filter_list")
     with pytest.raises(ConfigError, match="cannot build filter"):
         F.build_pipelines([{"name": "a", "filter": [{"function": "regex", "bogus": 1}]}], tmp_path, "t")
+
+
+PER_TYPE_UTILS = '''
+import os
+
+
+def doc_to_visual(doc):
+    return [os.environ["LMMS_TEST_VIDEO"]]
+
+
+def doc_to_text(doc):
+    return f"Question {doc['qid']}?"
+
+
+def process_results(doc, results):
+    record = {"type": doc["type"], "ok": float(results[0].strip() == doc["answer"])}
+    return {"overall": record, f"acc_{doc['type']}": record}  # each document: overall and its own type
+
+
+def accuracy(results):
+    return sum(r["ok"] for r in results) / len(results)  # TypeError on anything but its own records
+'''
+
+PER_TYPE_YAML = """
+task: per_type
+dataset_path: someone/hub-only
+test_split: test
+doc_to_visual: !function utils.doc_to_visual
+doc_to_text: !function utils.doc_to_text
+doc_to_target: answer
+process_results: !function utils.process_results
+metric_list:
+  - {metric: overall, aggregation: !function utils.accuracy}
+  - {metric: acc_x, aggregation: !function utils.accuracy}
+  - {metric: acc_y, aggregation: !function utils.accuracy}
+  - {metric: acc_never, aggregation: !function utils.accuracy}
+"""
+
+
+def test_a_metric_a_document_does_not_return_is_not_applicable_to_it(tmp_path, monkeypatch):
+    from lmms_eval_compare import replay_plugin
+
+    from harness.config.run import RunConfig
+    from harness.engine.runner import run
+    from harness.frames.synthetic import write_marker_video
+
+    folder = tmp_path / "tasks"
+    folder.mkdir()
+    (folder / "utils.py").write_text(PER_TYPE_UTILS)
+    (folder / "per_type.yaml").write_text(PER_TYPE_YAML)
+    rows = [{"qid": i, "type": "xyx"[i % 3], "answer": "A"} for i in range(6)]
+    (tmp_path / "rows.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    replies = ["A", "B", "A", "A", "A", "B"]  # x: docs 0, 2, 3, 5 -> 3 of 4; y: docs 1, 4 -> 1 of 2
+    (tmp_path / "replies.json").write_text(json.dumps({"per_type": replies}))
+    monkeypatch.setenv("LMMS_TEST_VIDEO", str(write_marker_video(tmp_path / "v.mp4", 4, 32, 24, fps=4)))
+    cfg = RunConfig(
+        tasks=["per_type"], model="replay", model_args={"replies": str(tmp_path / "replies.json")},
+        data=tmp_path / "rows.jsonl", include_path=[str(folder)], cache_dir=tmp_path / "c",
+        output_path=tmp_path / "o", log_samples=True, progress=False,
+    )
+    state = load_plugins(include_paths=[folder], modules=[replay_plugin()])
+    out = run(cfg, state)
+    res = out.results["task_results"]["per_type"]
+    assert out.results["complete"], out.results["incomplete_reasons"]
+    m = res["metrics"]
+    assert (m["overall"]["value"], m["overall"]["n"]) == (pytest.approx(4 / 6), 6)
+    assert (m["acc_x"]["value"], m["acc_x"]["n"]) == (0.75, 4)
+    assert (m["acc_y"]["value"], m["acc_y"]["n"]) == (0.5, 2)
+    assert (m["acc_never"]["value"], m["acc_never"]["n"]) == (None, 0)
+    assert "acc_never,none" not in out.results["results"]["per_type"]  # lm-eval lists no such metric
+    assert all(set(r["scores"]) == {"overall", f"acc_{r['doc']['type']}"} for r in read_samples(out.samples_paths["per_type"]))
+    again = rescore(list(out.samples_paths.values()), [str(folder)], None, state=state).results
+    assert again["task_results"]["per_type"]["metrics"] == m
+
+
+def test_group_weight_by_size_weighs_by_each_members_n():
+    from harness.scoring.task_results import group_metric_values
+
+    results = {
+        "a": {"metrics": {"acc": {"value": 1.0, "n": 3}, "f1,strict": {"value": 0.5, "n": 3}}},
+        "b": {"metrics": {"acc": {"value": 0.0, "n": 1}}},
+    }
+    spec = [("acc", True, None), ("f1,strict", False, None), ("acc_missing", False, None)]
+    out = group_metric_values(["a", "b"], results, spec)
+    assert out["acc"] == {"value": 0.75, "n": 4, "n_tasks": 2}
+    assert out["f1,strict"]["value"] == 0.5 and "acc_missing" not in out
+    plain = group_metric_values(["a", "b"], results, [("acc", False, None)])
+    assert plain["acc"]["value"] == 0.5
+    assert group_metric_values(["a", "b"], results, [("acc", True, lambda v, s, w: sum(s))])["acc"]["value"] == 4
