@@ -231,3 +231,30 @@ def test_group_weight_by_size_weighs_by_each_members_n():
     plain = group_metric_values(["a", "b"], results, [("acc", False, None)])
     assert plain["acc"]["value"] == 0.5
     assert group_metric_values(["a", "b"], results, [("acc", True, lambda v, s, w: sum(s))])["acc"]["value"] == 4
+
+
+NESTED = """
+group: colors_nested
+task:
+  - group: colors_inner
+    task: [colors_qa]
+    aggregate_metric_list:
+      - metric: accuracy
+        weight_by_size: true
+  - colors_filtered
+aggregate_metric_list:
+  - metric: accuracy
+    filter_list: [none, whole]
+"""
+
+
+def test_groups_defined_inside_a_groups_task_list_run_as_groups(filtered_folder, colors_root, tmp_path):
+    (filtered_folder / "nested.yaml").write_text(textwrap.dedent(NESTED))
+    state = load_plugins(include_paths=[filtered_folder])
+    out = run_in(tmp_path, ["colors_nested"], "oracle", colors_root, state, progress=False)
+    groups, tasks = out.results["group_results"], out.results["task_results"]
+    assert set(tasks) == {"colors_qa", "colors_filtered"}
+    assert groups["colors_inner"]["metrics"]["accuracy"]["value"] == tasks["colors_qa"]["metrics"]["accuracy"]["value"]
+    outer = groups["colors_nested"]["metrics"]
+    assert set(outer) == {"accuracy", "accuracy,whole"} and outer["accuracy,whole"]["n_tasks"] == 1
+    assert out.results["results"]["colors_inner"]["accuracy,none"] == tasks["colors_qa"]["metrics"]["accuracy"]["value"]
