@@ -55,8 +55,8 @@ def flat_entry(name: str, entry: Mapping[str, Any], stderrs: Mapping[str, Any]) 
     """lm-eval's entry of one task or group: name, alias, sample_len and one value and stderr per metric."""
     out: dict[str, Any] = {"name": name, "alias": name, "sample_len": int(entry.get("n_samples") or 0)}
     for key, m in (entry.get("metrics") or {}).items():
-        if m.get("n") == 0 and m.get("value") is None:  # no document returned it: lm-eval lists no such metric
-            continue
+        if m.get("n") == 0 and m.get("value") is None and entry.get("n_scored"):
+            continue  # not applicable to any scored document (none returned it): lm-eval lists no such metric
         metric, pipeline = split_metric_key(key)  # `metric,pipeline` under a filter_list, else filter "none"
         out[f"{metric},{pipeline}"] = m.get("value")
         se = stderrs.get(key)
