@@ -257,4 +257,18 @@ def test_groups_defined_inside_a_groups_task_list_run_as_groups(filtered_folder,
     assert groups["colors_inner"]["metrics"]["accuracy"]["value"] == tasks["colors_qa"]["metrics"]["accuracy"]["value"]
     outer = groups["colors_nested"]["metrics"]
     assert set(outer) == {"accuracy", "accuracy,whole"} and outer["accuracy,whole"]["n_tasks"] == 1
-    assert out.results["results"]["colors_inner"]["accuracy,none"] == tasks["colors_qa"]["metrics"]["accuracy"]["value"]
+    flat = out.results["results"]
+    assert flat["colors_inner"]["accuracy,none"] == tasks["colors_qa"]["metrics"]["accuracy"]["value"]
+    # lm-eval's pooled stderr: one member's own; "N/A" when a member has none
+    se = flat["colors_qa"]["accuracy_stderr,none"]
+    assert isinstance(se, float) and flat["colors_inner"]["accuracy_stderr,none"] == pytest.approx(se)
+
+
+def test_group_stderr_is_lm_evals_pooled_sample_stderr():
+    from harness.results.lm_eval_keys import group_stderrs
+
+    tasks = {"a": {"metrics": {"acc": {"value": 0.5, "n": 3}}}, "b": {"metrics": {"acc": {"value": 0.2, "n": 5}}}}
+    group = {"tasks": ["a", "b"], "metrics": {"acc": {"value": 0.3}}}
+    pooled = ((2 * 0.1**2 * 3 + 4 * 0.2**2 * 5) / (8 - 2) / 8) ** 0.5  # lm_eval.api.metrics.pooled_sample_stderr
+    assert group_stderrs(group, tasks, {"a": {"acc": 0.1}, "b": {"acc": 0.2}})["acc"] == pytest.approx(pooled)
+    assert group_stderrs(group, tasks, {"a": {"acc": 0.1}, "b": {"acc": None}})["acc"] is None  # "N/A"

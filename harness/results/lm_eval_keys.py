@@ -64,6 +64,25 @@ def flat_entry(name: str, entry: Mapping[str, Any], stderrs: Mapping[str, Any]) 
     return out
 
 
+def group_stderrs(group: Mapping[str, Any], tasks: Mapping[str, Any], stderrs: Mapping[str, Any]) -> dict[str, Any]:
+    """A group's stderr per metric, as lm-eval pools its members' (`pooled_sample_stderr`: sizes the members'
+    n); None ("N/A") when a member with the metric has none."""
+    out: dict[str, Any] = {}
+    for key in group.get("metrics") or {}:
+        pairs = [
+            (stderrs.get(t, {}).get(key), int(m.get("n") or 0))
+            for t in group.get("tasks", [])
+            if (m := (tasks.get(t, {}).get("metrics") or {}).get(key)) and m.get("value") is not None
+        ]
+        total = sum(n for _, n in pairs)
+        if not pairs or any(se is None for se, _ in pairs) or total <= len(pairs):
+            out[key] = None
+            continue
+        pooled_var = sum((n - 1) * se**2 * n for se, n in pairs) / (total - len(pairs))
+        out[key] = round(math.sqrt(pooled_var / total), 10)
+    return out
+
+
 def model_args_string(args: Mapping[str, Any]) -> str:
     """The `k=v,...` form lm-eval records (and `--model_args` takes): strings as they are, other values JSON."""
     return ",".join(f"{k}={v if isinstance(v, str) else json.dumps(v)}" for k, v in args.items())
@@ -158,7 +177,7 @@ def add_lm_eval_keys(
     tasks = results.get("task_results") or {}
     groups = results.get("group_results") or {}
     task_cfgs = (results.get("config") or {}).get("tasks", {})
-    results["groups"] = {name: flat_entry(name, e, {}) for name, e in groups.items()}
+    results["groups"] = {name: flat_entry(name, e, group_stderrs(e, tasks, stderrs)) for name, e in groups.items()}
     results["results"] = {name: flat_entry(name, e, stderrs.get(name, {})) for name, e in tasks.items()}
     results["results"].update(results["groups"])  # lm-eval lists a group in `results` too
     results["configs"] = {
