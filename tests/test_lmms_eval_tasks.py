@@ -74,7 +74,8 @@ def test_task_gives_lmms_evals_numbers_on_identical_replies(fixture, task, tmp_p
     rows = write_rows(fx["rows"], tmp_path / "rows.jsonl", fx.get("image_fields", []))
     theirs_task = build_lmms_task(folder, task, rows)
     made = make_media(theirs_task, tiny_video, fx.get("media", []), tmp_path / "hf")
-    assert made > 0 or fx.get("image_fields"), "the task's doc_to_visual named no file"  # or images in its rows
+    # every task names files but one with images in its rows (`image_fields`) or none at all (`no_media`)
+    assert made > 0 or fx.get("image_fields") or fx.get("no_media"), "the task's doc_to_visual named no file"
     out = _run_harness(task, {task: fx["replies"]}, rows, folder, tmp_path)
     ours = out.results["task_results"][task]
     assert (ours["n_scored"], ours["n_errors"]) == (len(fx["rows"]), 0), ours.get("error_examples")
