@@ -107,3 +107,38 @@ def test_group_gives_lmms_evals_group_metrics(fixture, group, tmp_path, monkeypa
     assert {k for k in ours if "," in k and "_stderr" not in k} == set(theirs)
     for key, value in theirs.items():
         assert ours[key] == pytest.approx(float(value), abs=1e-6), key
+
+
+FILTER_CASES = [
+    ("take_first", {}),
+    ("regex", {}),
+    ("regex", {"regex_pattern": r"answer is \(?([A-D])\)?", "group_select": -1, "fallback": "none"}),
+    ("regex", {"regex_pattern": r"(-?[$0-9.,]{2,})|(-?[0-9]+)", "group_select": -1}),
+    ("remove_whitespace", {}),
+    ("lowercase", {}),
+    ("uppercase", {}),
+    ("map", {"mapping_dict": {"A": "yes", "B": "no"}, "default_value": "?"}),
+    ("majority_vote", {}),
+    ("take_first_k", {"k": 2}),
+    ("multi_choice_regex", {"regex_pattern": r"\(([A-D])\)", "ignore_case": True, "ignore_punctuation": True}),
+    ("strip_thinking", {}),
+]
+FILTER_REPLIES = [
+    ["The answer is (B).", " b", "A"],
+    ["  #### 1,234 then #### 56", "<think>maybe C</think> the answer is D", "x</think>(A) red"],
+    ["I pick: B", "it is the Blue Circle.", "nothing at all"],
+    ["", "42", "Total: $1,000.50 and 7"],
+]
+
+
+@pytest.mark.parametrize(("name", "kwargs"), FILTER_CASES)
+def test_builtin_filters_equal_lmms_evals_own(name, kwargs):
+    """harness/data/filters.py's ports give what lmms-eval's FILTER_REGISTRY classes give, on the same replies."""
+    from lmms_eval.filters import FILTER_REGISTRY
+
+    from harness.data.filters import FILTERS
+
+    docs = [{"choices": ["red square", "blue circle", "green", "white"]}] * len(FILTER_REPLIES)
+    theirs = list(FILTER_REGISTRY[name](**kwargs).apply([list(r) for r in FILTER_REPLIES], docs))
+    ours = list(FILTERS[name](**kwargs).apply([list(r) for r in FILTER_REPLIES], docs))
+    assert ours == theirs and len(ours) == len(FILTER_REPLIES)

@@ -16,7 +16,7 @@ filter_list:
 
 A filter is lm-eval's `Filter`: built with the entry's other keys as keyword arguments, `apply(resps, docs)` maps
 each instance's list of replies to its filtered value. The built-ins are ports of lmms-eval 0.7.3's
-(`lmms_eval/filters`); tests/test_lmms_filters.py holds them equal to lmms-eval's own where it is installed. The
+(`lmms_eval/filters`); tests/test_lmms_eval_tasks.py holds them equal to lmms-eval's own in its environment. The
 harness applies a pipeline to one document at a time (the reply as `[[reply]]`, the doc as `[doc]`), as every
 built-in and task filter of lmms-eval works per instance. A pipeline named `none` keeps plain metric names.
 """
