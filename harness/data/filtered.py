@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from harness.config.filter_list import metric_key, split_metric_key
@@ -46,8 +47,8 @@ def parse_and_score(
     filtered = {p.name: p.apply(response.text or "", doc) for p in pipelines}
     parsed_by = {name: parse(Response(text=_text(v), structured=response.structured)) for name, v in filtered.items()}
     first = parsed_by[pipelines[0].name]
-    if isinstance(first, Parsed):
-        first.extra = {**first.extra, "filtered": {k: _recordable(v) for k, v in filtered.items()}}
+    if isinstance(first, Parsed):  # a copy: a Parsed may be frozen
+        first = replace(first, extra={**first.extra, "filtered": {k: _recordable(v) for k, v in filtered.items()}})
     return first, scores_per_pipeline(task, parsed_by, target, doc)
 
 
