@@ -44,8 +44,9 @@ def output_digests(out_dir: Path) -> dict[str, str]:
         docs = [json.loads(line) for line in text.splitlines()] if path.suffix == ".jsonl" else [json.loads(text)]
         canonical = json.dumps(_normalise(docs, root), sort_keys=True, ensure_ascii=False)
         name = TIMESTAMP.sub("", str(path.relative_to(root)))
-        if path.name.startswith("results_"):  # one per run: name it by the tasks it holds
-            name = name.replace(".json", f"[{','.join(sorted(docs[0].get('results', {})))}].json")
+        if path.name.startswith("results_"):  # one per run: name it by the tasks it holds (lm-eval's `results`
+            tasks = docs[0].get("task_results", docs[0].get("results", {}))  # also lists groups)
+            name = name.replace(".json", f"[{','.join(sorted(tasks))}].json")
         assert name not in digests, f"two output files normalise to one name: {name}"
         digests[name] = hashlib.sha256(canonical.encode("utf-8")).hexdigest()
     return digests

@@ -92,20 +92,43 @@ def copy_folder(folder: str, dest: Path) -> Path:
     return target / folder[len(top) + 1 :] if "/" in folder else target
 
 
-def write_rows(rows: list[dict], path: Path) -> Path:
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+def write_rows(rows: list[dict], path: Path, image_fields: list[str] = ()) -> Path:
+    """The fixture's rows as JSON lines; with `image_fields` (each row's value there: [width, height]) as a
+    parquet file whose columns of those names are `datasets` images, read back as PIL images on both sides."""
+    if not image_fields:
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+        return path
+    import datasets  # noqa: PLC0415
+    from PIL import Image  # noqa: PLC0415
+
+    table = [
+        {k: Image.new("RGB", tuple(v), (90, 140, 200)) if k in image_fields else v for k, v in r.items()} for r in rows
+    ]
+    features = datasets.Dataset.from_list(
+        [{k: v for k, v in r.items() if k not in image_fields} for r in rows]
+    ).features
+    for field in image_fields:
+        features[field] = datasets.Image()
+    path = path.with_suffix(".parquet")
+    datasets.Dataset.from_list(table, features=features).to_parquet(str(path))
     return path
 
 
 def build_lmms_task(folder: Path, task: str, rows_file: Path):
     """lmms-eval's task object from its YAML, its docs read from `rows_file` (the hub download replaced)."""
+    return build_lmms_task_dict(folder, task, rows_file)[task]
+
+
+def build_lmms_task_dict(folder: Path, task: str, rows_file: Path) -> dict:
+    """lmms-eval's `get_task_dict([task])` (a group: {ConfigurableGroup: {name: task}}), docs from `rows_file`."""
     import datasets  # noqa: PLC0415
     from lmms_eval.api.task import ConfigurableTask  # noqa: PLC0415
     from lmms_eval.tasks import TaskManager, get_task_dict  # noqa: PLC0415
 
     def download(self, dataset_kwargs=None):  # what ConfigurableTask.download does after load_dataset
         split = self.config.test_split or self.config.validation_split
-        rows = datasets.load_dataset("json", data_files={split: str(rows_file)}, split=split)
+        builder = "parquet" if Path(rows_file).suffix == ".parquet" else "json"
+        rows = datasets.load_dataset(builder, data_files={split: str(rows_file)}, split=split)
         self.dataset = datasets.DatasetDict({split: rows})
         if self.config.process_docs is not None:
             self.dataset[split] = self.config.process_docs(self.dataset[split])
@@ -114,7 +137,7 @@ def build_lmms_task(folder: Path, task: str, rows_file: Path):
     original = ConfigurableTask.download
     ConfigurableTask.download = download
     try:
-        return get_task_dict([task], TaskManager(include_path=str(folder), include_defaults=False))[task]
+        return get_task_dict([task], TaskManager(include_path=str(folder), include_defaults=False))
     finally:
         ConfigurableTask.download = original
 
@@ -172,14 +195,62 @@ def lmms_numbers(task_obj, replies: list[str], output_path: Path) -> dict[str, A
     if "torch" in sys.modules:
         sys.modules["torch"].manual_seed(1234)
     per_metric: dict[str, list] = defaultdict(list)
-    for i, doc in enumerate(task_obj.eval_docs):
-        for metric, value in task_obj.process_results(doc, [replies[i]]).items():
-            per_metric[metric].append(value)
+    docs = list(task_obj.eval_docs)
+    for ensemble in task_obj._filters:  # FilterEnsemble.apply on the instances' resps, all docs at once
+        resps = [[reply] for reply in replies]
+        for f in ensemble.filters:
+            resps = f.apply(resps, docs)
+        for doc, filtered in zip(docs, list(resps), strict=True):
+            for metric, value in task_obj.process_results(doc, [filtered]).items():
+                key = metric if ensemble.name == "none" else f"{metric},{ensemble.name}"
+                per_metric[key].append(value)
     args = argparse.Namespace(output_path=str(output_path))
     out = {}
-    for metric, items in per_metric.items():
-        fn = task_obj.aggregation().get(metric)
+    for key, items in per_metric.items():
+        fn = task_obj.aggregation().get(key.split(",")[0])
         if fn is None:
             continue
-        out[metric] = fn(items, args=args) if "args" in inspect.signature(fn).parameters else fn(items)
+        out[key] = fn(items, args=args) if "args" in inspect.signature(fn).parameters else fn(items)
     return out
+
+
+def offline_hub_snapshots(cache: Path, repos: list[str], monkeypatch) -> None:
+    """The hub snapshots a task's doc_to_visual fetches with `snapshot_download` (a fixture's `hub_snapshots`,
+    e.g. "datasets/owner/name"), present and empty in an offline hub cache, so the call returns their folder."""
+    import huggingface_hub.constants as hub  # noqa: PLC0415
+
+    commit = "0" * 40
+    for repo in repos:
+        kind, name = repo.split("/", 1)
+        folder = cache / f"{kind}--{name.replace('/', '--')}"
+        (folder / "snapshots" / commit).mkdir(parents=True, exist_ok=True)
+        (folder / "refs").mkdir(exist_ok=True)
+        (folder / "refs" / "main").write_text(commit)
+    monkeypatch.setattr(hub, "HF_HUB_CACHE", str(cache))
+    monkeypatch.setattr(hub, "HF_HUB_OFFLINE", True)
+
+
+def lmms_group_numbers(folder: Path, group: str, rows_file: Path, replies: list[str], output_path: Path) -> dict:
+    """lmms-eval's group entry (`metric,filter` -> value) from its own `consolidate_group_results`, over its
+    members' metrics computed as `lmms_numbers` computes them (same replies for every member)."""
+    from lmms_eval.evaluator_utils import consolidate_group_results  # noqa: PLC0415
+
+    task_dict = build_lmms_task_dict(folder, group, rows_file)
+    results: dict = defaultdict(dict)
+
+    def members(tree: dict):
+        for value in tree.values():
+            yield from members(value) if isinstance(value, dict) else [value]
+
+    for task in members(task_dict):
+        numbers = lmms_numbers(task, replies, output_path)
+        entry = results[task.task_name]
+        entry["alias"] = task.task_name
+        for key, value in numbers.items():
+            metric, _, pipeline = key.partition(",")
+            entry[f"{metric},{pipeline or 'none'}"] = value
+            entry[f"{metric}_stderr,{pipeline or 'none'}"] = "N/A"
+        entry["samples"] = len(list(task.eval_docs))
+    results, _, _, _ = consolidate_group_results(results, {}, task_dict)
+    (name,) = [g.group_name for g in task_dict]
+    return {k: v for k, v in results[name].items() if "," in k and "_stderr" not in k}

@@ -209,12 +209,14 @@ def test_lm_evals_own_readers_read_the_file(outcome, tmp_path):
     res = json.loads(outcome.results_path.read_text())
     rows = _table_rows(got["table"])
     expected = {(t, m) for t, e in res["task_results"].items() for m in e["metrics"]}
+    expected |= {(g, m) for g, e in res["group_results"].items() for m in e["metrics"]}  # groups: in `results` too
     seen, task = set(), ""
     for row in rows:
         task = row[0].lstrip(" -") or task
         seen.add((task, row[4]))
         value = res["results"][task][f"{row[4]},none"]
-        assert float(row[6]) == pytest.approx(value, abs=1e-4) and row[1:4] == ["1", "none", "0"]
+        n_shot = "" if task in res["group_results"] else "0"  # lm-eval's n-shot lists tasks only
+        assert float(row[6]) == pytest.approx(value, abs=1e-4) and row[1:4] == ["1", "none", n_shot]
     assert seen == expected and len(rows) == len(expected)  # one row per metric, nothing else
     assert [r[4] for r in _table_rows(got["groups"])] == ["accuracy"]
     name = outcome.results_path.parent.name

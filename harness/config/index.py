@@ -70,9 +70,30 @@ def index_task_path(
     return entries
 
 
+def _inline_groups(cfg: dict, f: Path, depth: int = 0) -> list[dict]:
+    """lm-eval's groups defined inside a group's `task` list (`- group: name` with its own `task` list and
+    aggregate_metric_list), each as a config of its own (nested ones too), the list naming them instead."""
+    if depth > 8:
+        raise ConfigError(f"{f}: groups nested more than 8 deep in 'task' lists")
+    out = []
+    members = []
+    for item in cfg["task"]:
+        if isinstance(item, dict) and isinstance(item.get("group"), str) and isinstance(item.get("task"), list):
+            out += [*_inline_groups(item, f, depth + 1), item]
+            members.append(item["group"])
+        else:
+            members.append(item)
+    cfg["task"] = members
+    return out
+
+
 def _entries_of_file(f: Path, plugin: str, plugin_version: str) -> list[Entry]:
     entries = []
-    for cfg in _configs_of_file(f):
+    configs = _configs_of_file(f)
+    for cfg in list(configs):
+        if "group" in cfg and isinstance(cfg.get("task"), list):
+            configs[:0] = _inline_groups(cfg, f)
+    for cfg in configs:
         if "group" in cfg and "task" in cfg and isinstance(cfg["task"], list):
             name, is_group = cfg["group"], True
         elif isinstance(cfg.get("task"), str):

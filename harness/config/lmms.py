@@ -8,7 +8,10 @@ A config is in lm-eval's format when it uses any of `LMMS_KEYS`. The translation
   test_split (else validation_split), training_split -> dataset.split, dataset.train_split
   doc_to_visual, doc_to_text, doc_to_target,     -> the `lmms` section, called as lmms-eval calls them
   process_results, process_docs, lmms_eval_specific_kwargs (`default` prompts merged in, as lmms-eval does)
-  metric_list [{metric, aggregation, higher_is_better}] -> metrics (aggregation: a name or `!function`)
+  metric_list [{metric, aggregation, higher_is_better, **kwargs}] -> metrics (aggregation: a name or `!function`;
+                                                    the other keys: the metric's kwargs, e.g. ignore_case)
+  filter_list                                    -> filter_list as it is (harness/data/filters.py): each metric
+                                                    once per pipeline, as `metric,pipeline`
   generation_kwargs                              -> generation (lm-eval's defaults: until ["\\n\\n"], greedy)
   group / tag                                    -> groups (and a runnable group of the tasks that carry it)
   metadata (a dict or lmms-eval's list of dicts) -> metadata; its `version` -> version
@@ -157,7 +160,7 @@ def translate(raw: dict, path: str) -> dict:
 
 
 def _refuse_unsupported(raw: dict, path: str) -> None:
-    """ConfigError for what needs more than generated text: log-likelihoods, few-shot examples, filters."""
+    """ConfigError for what needs more than generated text: log-likelihoods, few-shot examples."""
     output_type = raw.get("output_type", "generate_until")
     if output_type != "generate_until":
         raise ConfigError(
@@ -166,10 +169,6 @@ def _refuse_unsupported(raw: dict, path: str) -> None:
         )
     if int(raw.get("num_fewshot") or 0) != 0:
         raise ConfigError(f"{path}: field 'num_fewshot': only 0 is supported, got {raw['num_fewshot']}")
-    if raw.get("filter_list") is not None:
-        raise ConfigError(
-            f"{path}: field 'filter_list': filters are not supported; apply them in process_results"
-        )
 
 
 def _dataset_section(raw: dict, dataset: dict) -> dict:
@@ -229,18 +228,35 @@ def _metrics(metric_list: list, path: str) -> list[dict]:
                 "aggregation": str(ref(m.get("aggregation", "mean"))),
                 "higher_is_better": bool(m.get("higher_is_better", True)),
                 "headline": i == 0,
+                "kwargs": {k: v for k, v in m.items() if k not in ("metric", "aggregation", "higher_is_better")},
             }
         )
     return metrics
 
 
 def translate_group(raw: dict, path: str) -> dict:
-    """A group config with lm-eval's `aggregate_metric_list` (weight_by_size) and list `metadata`."""
+    """A group config with lm-eval's `aggregate_metric_list` (every entry: metric, aggregation, weight_by_size,
+    filter_list; see schema.GroupMetric) and list `metadata`."""
     out = {k: v for k, v in raw.items() if k not in ("aggregate_metric_list", "metadata", "group_alias")}
     out["metadata"] = _metadata(raw.get("metadata"), path)
     out.setdefault("version", out["metadata"].get("version", 1))
     aml = raw.get("aggregate_metric_list")
-    if aml:
-        first = aml[0] if isinstance(aml, list) else aml
-        out.setdefault("aggregate", "sample_weighted" if first.get("weight_by_size", False) else "task_mean")
+    entries = aml if isinstance(aml, list) else [aml] if aml else []
+    out["aggregate_metric_list"] = [_group_metric(e, f"{path}: field 'aggregate_metric_list[{i}]'") for i, e in enumerate(entries)]
+    if entries:
+        out.setdefault("aggregate", "sample_weighted" if entries[0].get("weight_by_size", False) else "task_mean")
     return out
+
+
+def _group_metric(entry: Any, what: str) -> dict:
+    """One aggregate_metric_list entry as schema.GroupMetric reads it (lm-eval's defaults: mean, unweighted,
+    filter `none`; a single filter name as a list)."""
+    if not isinstance(entry, dict) or "metric" not in entry:
+        raise ConfigError(f"{what}: expected a mapping with a 'metric', got {entry!r}")
+    filters = entry.get("filter_list", "none")
+    return {
+        **entry,
+        "aggregation": str(ref(entry.get("aggregation", "mean"))),
+        "weight_by_size": bool(entry.get("weight_by_size", False)),
+        "filter_list": [filters] if isinstance(filters, str) else list(filters),
+    }

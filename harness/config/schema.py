@@ -6,6 +6,7 @@ from typing import Any, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_serializer, model_validator
 
+from harness.config import filter_list as pipelines
 from harness.config import lmms
 from harness.errors import ConfigError
 from harness.frames.spec import FrameSpec
@@ -98,7 +99,10 @@ class MetricConfig(_Strict):
 
     aggregation: `mean`, `median`, `sum`, a registered aggregation or metric (e.g. `bleu4`, `cider_d`,
     `ap50`), or a task function `file.py:function` (see harness/scoring/aggregations.py);
-    bootstrap: replicates for its CI (default 1000 for means, 100 for corpus aggregations).
+    bootstrap: replicates for its CI (default 1000 for means, 100 for corpus aggregations);
+    kwargs: lm-eval's metric keyword arguments (`ignore_case`, `ignore_punctuation`, `regexes_to_ignore`, ...:
+    the other keys of a `metric_list` entry), passed to the metric as lmms-eval passes them.
+    Under a `filter_list`, `name` is lm-eval's `metric,pipeline` (harness/config/filter_list.py).
     """
 
     name: str
@@ -106,6 +110,7 @@ class MetricConfig(_Strict):
     higher_is_better: bool = True
     headline: bool = False
     bootstrap: Optional[int] = Field(default=None, ge=1)
+    kwargs: dict[str, Any] = Field(default_factory=dict)
 
 
 class LmmsConfig(_Strict):
@@ -159,6 +164,19 @@ class TaskConfig(_Strict):
     log_doc_fields: Optional[list[str]] = None
     metadata: dict[str, Any] = Field(default_factory=dict)
     lmms: Optional[LmmsConfig] = None
+    #: lm-eval's filter pipelines ([{name, filter: [{function: name or reference, **kwargs}]}], see
+    #: harness/data/filters.py): each metric is then declared once per pipeline, as `metric,pipeline`
+    filter_list: Optional[list[dict[str, Any]]] = None
+
+    @model_validator(mode="after")
+    def _metrics_per_pipeline(self) -> TaskConfig:
+        if self.filter_list is not None:
+            try:
+                names = pipelines.pipeline_names(self.filter_list, "filter_list")
+            except ConfigError as exc:  # reported by pydantic, with the file and field
+                raise ValueError(str(exc)) from None
+            self.metrics = pipelines.expand_metrics(self.metrics, names)
+        return self
 
     @field_serializer("breakdowns")
     def _breakdowns_as_field_lists(self, value: list[Union[str, list[str]]]) -> list[list[str]]:
@@ -180,14 +198,28 @@ class GroupHooksConfig(_Strict):
     aggregate: Optional[str] = None
 
 
+class GroupMetric(_Strict):
+    """One entry of lm-eval's `aggregate_metric_list`: the group's value of `metric` under each filter of
+    `filter_list` (its key `metric,filter`), the members' values averaged (by their sample counts with
+    `weight_by_size`), or `aggregation`, a function reference called as lm-eval calls it:
+    `fn(values, sizes, weight_by_size)`."""
+
+    metric: str
+    aggregation: str = "mean"
+    weight_by_size: bool = False
+    filter_list: list[str] = Field(default_factory=lambda: ["none"])
+
+
 class GroupConfig(_Strict):
-    """A group runs its member tasks and aggregates their headline metrics (sample-weighted mean)."""
+    """A group runs its member tasks and aggregates their headline metrics (sample-weighted mean), or, with an
+    `aggregate_metric_list`, every metric it lists (GroupMetric)."""
 
     group: str
     task: list[str]
     version: Union[int, float, str] = 1
     description: str = ""
     aggregate: Literal["sample_weighted", "task_mean"] = "sample_weighted"
+    aggregate_metric_list: list[GroupMetric] = Field(default_factory=list)
     hooks: GroupHooksConfig = Field(default_factory=GroupHooksConfig)
     groups: list[str] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict)

@@ -12,9 +12,12 @@ calls them (its `api/task.py` and `evaluator.py`), so the same model outputs giv
   `doc[field]`; any other string is a Jinja2 template of the doc.
 - `doc_to_target(doc[, target kwargs])`, a field name, a template (a `[...]` result read as a literal list), an
   int or a list; with `doc_to_choice`, an index into the choices (as lmms-eval's default scoring reads it).
-- `process_results(doc, [stripped reply])` -> {metric: per-sample value of any kind}; without it each metric in
-  `metric_list` is `exact_match` (reply == target, or any target of a list) or a registered metric
-  (`bleu4`, `cider_d`, ...) over `[reply, target]` pairs, also when no aggregation is given.
+- `process_results(doc, [stripped reply])` -> {metric: per-sample value of any kind}; a metric_list metric it
+  does not return for a document is not applicable to that document (not in its n, CI or aggregation), as in
+  lmms-eval. Without it each metric in `metric_list` is `exact_match` (lm-eval's, with the entry's kwargs such
+  as `ignore_case`; any target of a list) or a registered metric (`bleu4`, `cider_d`, ...) over
+  `[reply, target]` pairs, also when no aggregation is given.
+- `filter_list`: the reply goes through each filter pipeline first (harness/data/filters.py, filtered.py).
 - an aggregation `!function` is called once on all per-sample values, with `args=` (lmms-eval's command-line
   namespace: `output_path`, `tasks`, `model`, ...) when it takes that parameter.
 - `description` (a Jinja2 template of the doc) is put before the prompt text, as lmms-eval does.
@@ -25,6 +28,8 @@ from __future__ import annotations
 
 import argparse
 import ast
+import re
+import string
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Optional
@@ -33,6 +38,7 @@ import numpy as np
 from jinja2 import StrictUndefined, TemplateError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
+from harness.config.filter_list import split_metric_key
 from harness.config.schema import MetricConfig
 from harness.config.yaml_files import FUNCTION_TAG
 from harness.contract.messages import ImagePart, Message, Response, TextPart, VideoPart
@@ -71,8 +77,9 @@ class LmmsTask(Task):
         if self.lmms.process_results is not None or registry is None:
             return
         for m in self.config.metrics:
-            if m.aggregation == "mean" and m.name != "exact_match" and registry.has("metric", m.name):
-                self.aggregators[m.name] = resolve_aggregation(m.name, registry, self.base_dir, m.name)
+            base = split_metric_key(m.name)[0]
+            if m.aggregation == "mean" and base != "exact_match" and registry.has("metric", base):
+                self.aggregators[m.name] = resolve_aggregation(base, registry, self.base_dir, m.name)
 
     def aggregator(self, metric: MetricConfig) -> Aggregator:
         """As Task's, with lmms-eval's `args` for a task function that takes them."""
@@ -225,27 +232,34 @@ class LmmsTask(Task):
         text = (response.text or "").strip()
         return Parsed(answer=text, valid=bool(text), note=None if text else "empty reply")
 
+    @property
+    def per_document_metrics(self) -> bool:
+        """Whether a document may return only some of the task's metrics (lmms-eval's `process_results`: a
+        metric a document does not return is not applicable to it, left out of that metric's n, CI and
+        aggregation)."""
+        return self.lmms.process_results is not None
+
     def score(self, parsed: Parsed, target: Any, doc: dict) -> dict[str, Any]:
+        """lmms-eval's scores of one (filtered) reply, under the metrics' own names (harness/data/filtered.py
+        keys them by filter pipeline): process_results' dict as it is, limited to metric_list; else each
+        metric_list metric over the reply and the target."""
         answer = parsed.answer if isinstance(parsed.answer, str) else ""
+        names = {split_metric_key(m.name)[0]: m for m in self.config.metrics}
         fn = self._fn("process_results")
         if fn is not None:
             scores = dict(fn(doc, [answer]))
-        else:
-            scores = {}
-            choices = self.choices(doc)
-            if choices is not None and isinstance(target, int):  # lmms-eval: gold = choices[gold]
-                target = choices[target]
-            for m in self.config.metrics:
-                if m.name == "exact_match" and not self.aggregator(m).corpus:
-                    gold = target if isinstance(target, list) else [target]
-                    scores[m.name] = float(any(answer == str(g) for g in gold))
-        self._copy_cluster(scores, doc)
-        names = {m.name for m in self.config.metrics}
-        scores = {k: v for k, v in scores.items() if k in names}  # lmms-eval aggregates metric_list only
+            self._copy_cluster(scores, doc)
+            return {k: v for k, v in scores.items() if k in names}  # lmms-eval aggregates metric_list only
+        choices = self.choices(doc)
+        if choices is not None and isinstance(target, int):  # lmms-eval: gold = choices[gold]
+            target = choices[target]
         gold = target if isinstance(target, list) else [target]  # lm-eval passes references as a list
-        for m in self.config.metrics:
-            if m.name not in scores and self.aggregator(m).corpus:
-                scores[m.name] = [answer, gold]
+        scores: dict[str, Any] = {}
+        for name, m in names.items():
+            if self.aggregator(m).corpus:
+                scores[name] = [answer, gold]
+            elif name == "exact_match":
+                scores[name] = max(exact_match([answer], [str(g)], **m.kwargs) for g in gold) if gold else 0.0
         return scores
 
     def _copy_cluster(self, scores: dict, doc: dict) -> None:
@@ -258,6 +272,29 @@ class LmmsTask(Task):
             if isinstance(value, dict) and key in value:
                 doc[key] = value[key]
                 return
+
+
+def exact_match(
+    predictions: list,
+    references: list,
+    regexes_to_ignore: Optional[list[str]] = None,
+    ignore_case: bool = False,
+    ignore_punctuation: bool = False,
+    ignore_numbers: bool = False,
+) -> float:
+    """lm-eval's `exact_match` (HF evaluate's, lmms_eval.api.metrics.exact_match_hf_evaluate) with its kwargs,
+    as a metric_list entry passes them."""
+    preds, refs = np.asarray(predictions), np.asarray(references)
+    for pattern in regexes_to_ignore or []:
+        preds = np.array([re.sub(pattern, "", x) for x in preds])
+        refs = np.array([re.sub(pattern, "", x) for x in refs])
+    if ignore_case:
+        preds, refs = np.char.lower(preds), np.char.lower(refs)
+    for flag, chars in ((ignore_punctuation, string.punctuation), (ignore_numbers, string.digits)):
+        if flag:
+            table = chars.maketrans("", "", chars)
+            preds, refs = np.char.translate(preds, table=table), np.char.translate(refs, table=table)
+    return float(np.mean(preds == refs))
 
 
 def _read_image(path: Path) -> np.ndarray:

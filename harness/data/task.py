@@ -29,6 +29,7 @@ from harness.contract.messages import Message, Response, TextPart, VideoPart
 from harness.data import hf_datasets as hf_data
 from harness.data.archives import is_unpacked
 from harness.data.fetch import FetchedRelease, fetch_release
+from harness.data.filters import FilterPipeline, build_pipelines
 from harness.data.media import (  # noqa: F401 - MediaPathError, safe_media_path re-exported
     MediaPathError,
     VideoRef,
@@ -171,6 +172,13 @@ class Task:
             hook = load_hook(ref, self.base_dir, self._field(field_name)) if ref else None
             self._hooks[name] = with_judge(hook) if name == "parse" and hook is not None else hook
         return self._hooks[name]
+
+    def filter_pipelines(self) -> list[FilterPipeline]:
+        """The task's `filter_list` pipelines (harness/data/filters.py), built once; empty without one."""
+        if "filter_list" not in self._hooks:
+            spec = self.config.filter_list
+            self._hooks["filter_list"] = build_pipelines(spec, self.base_dir, self._field("filter_list")) if spec else []
+        return self._hooks["filter_list"]  # type: ignore[return-value]
 
     def where(self) -> str:
         """"task 'NAME' (its YAML file, else its folder)": how messages name the task."""

@@ -24,6 +24,7 @@ from harness.cache.responses import ResponseCache
 from harness.config.run import RunConfig
 from harness.contract.messages import Request, Response, VideoPart
 from harness.contract.model import Model
+from harness.data.filtered import parse_and_score, scores_per_pipeline
 from harness.data.task import MediaPathError, Parsed, Task
 from harness.engine import distributed
 from harness.engine.fitting import adapt_request, per_clip_budget
@@ -308,13 +309,19 @@ def score_answer(
     response = Response(text=raw or "", structured=structured)
     try:
         hook = task.hook("parse")  # always (response, doc, judge): see harness.data.task.with_judge
-        parsed = hook(response, doc, judge) if hook is not None else task.parse(response, doc)
-        scores = _clean_scores(task.score(parsed, target, doc), _corpus_metrics(task))
+
+        def parse(resp: Response) -> Any:
+            return hook(resp, doc, judge) if hook is not None else task.parse(resp, doc)
+
+        parsed, scores = parse_and_score(task, response, parse, target, doc)  # per filter pipeline, if any
+        scores = _clean_scores(scores, _corpus_metrics(task))
     except Exception as exc:  # the answer is unusable: scored as the task's invalid answer
         unusable = f"{type(exc).__name__}: {exc}"
         parsed = Parsed(answer=None, valid=False, note=f"answer not usable by the task's scorer ({unusable})")
         try:
-            scores = _clean_scores(task.score(parsed, target, doc), _corpus_metrics(task))
+            invalid = {p.name: parsed for p in task.filter_pipelines()}
+            raw_scores = scores_per_pipeline(task, invalid, target, doc) if invalid else task.score(parsed, target, doc)
+            scores = _clean_scores(raw_scores, _corpus_metrics(task))
         except Exception as exc2:  # the task cannot score an invalid answer either: a task bug, counted
             error = sample_error("score", exc2)
             error["message"] += f" (scoring an invalid answer, after: {unusable})"

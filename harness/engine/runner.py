@@ -11,10 +11,12 @@ from typing import Any, Optional
 
 from harness import __version__
 from harness.cache import default_cache_dir
+from harness.config.filter_list import metric_key
 from harness.config.run import RunConfig
 from harness.config.schema import GroupConfig, parse_task_config
 from harness.contract.messages import TaskInfo
 from harness.contract.model import Model
+from harness.data.filtered import scores_per_pipeline
 from harness.data.lmms_task import LmmsTask
 from harness.data.task import Parsed, Task
 from harness.engine import distributed
@@ -135,10 +137,15 @@ def check_metric_names(task: Task, docs: list[dict]) -> None:
     """ConfigError (exit 2, before any model call) when a metric the YAML declares is not a key the task's
     score hook returns; the keys are read from scoring an invalid answer to the first row (no model needed).
     A score hook that cannot score that probe is checked after the run instead (see `unreturned_metrics`)."""
-    if not docs:
+    task.filter_pipelines()  # a filter_list that cannot be built stops the run here
+    if not docs or (isinstance(task, LmmsTask) and task.per_document_metrics):  # each doc returns its own metrics
         return
     try:
-        keys = set(task.score(Parsed(answer=None, valid=False, note="probe"), task.target(docs[0]), docs[0]))
+        probe = {p.name: Parsed(answer=None, valid=False, note="probe") for p in task.filter_pipelines()}
+        if probe:
+            keys = set(scores_per_pipeline(task, probe, task.target(docs[0]), docs[0]))
+        else:
+            keys = set(task.score(Parsed(answer=None, valid=False, note="probe"), task.target(docs[0]), docs[0]))
     except Exception:  # noqa: BLE001 - a hook that cannot score the probe is checked on real answers later
         return
     missing = [m.name for m in task.config.metrics if m.name not in keys]
@@ -155,9 +162,11 @@ def _metric_message(task: Task, missing: list[str], keys: set[str]) -> str:
 
 
 def unreturned_metrics(task: Task, records: list[dict]) -> Optional[str]:
-    """A reason (for the results' incomplete_reasons) when scored samples never returned a declared metric."""
+    """A reason (for the results' incomplete_reasons) when scored samples never returned a declared metric;
+    none for a task whose documents return their own metric sets (a metric no scored document returned is not
+    applicable to any of them: n 0, no value)."""
     scored = [r for r in records if not r.get("error")]
-    if not scored:
+    if not scored or (isinstance(task, LmmsTask) and task.per_document_metrics):
         return None
     keys = {k for r in scored for k in (r.get("scores") or {})}
     missing = [m.name for m in task.config.metrics if m.name not in keys]
@@ -386,9 +395,15 @@ def _cache_location(cfg: RunConfig) -> Optional[Path]:
 
 def _group_results(name: str, cfg: GroupConfig, groups: dict[str, GroupConfig], task_results: dict) -> dict:
     """A group's aggregate metrics, plus the tables of its aggregate hook (paper tables across members)."""
-    out = aggregate_group(name, _leaf_members(name, groups), task_results, cfg.aggregate)
+    base = Path(cfg.metadata.get("_base_dir", "."))
+    spec = [
+        (metric_key(m.metric, f), m.weight_by_size, None if m.aggregation == "mean" else
+         load_hook(m.aggregation, base, _group_field(name, f"aggregate_metric_list[{i}].aggregation")))
+        for i, m in enumerate(cfg.aggregate_metric_list)
+        for f in m.filter_list
+    ]
+    out = aggregate_group(name, _leaf_members(name, groups), task_results, cfg.aggregate, spec)
     if cfg.hooks.aggregate:
-        base = Path(cfg.metadata.get("_base_dir", "."))
         hook = load_hook(cfg.hooks.aggregate, base, _group_field(name, "hooks.aggregate"))
         try:
             out["tables"] = hook({t: task_results[t] for t in out["tasks"]})

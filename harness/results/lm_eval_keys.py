@@ -2,8 +2,8 @@
 (`lm_eval.utils.make_table`, its EvaluationTracker and loggers) reads it as one of its own (docs/results.md).
 
 What lm-eval owns in the file, with lm-eval's types (lm_eval/result_schema.py, lm_eval/evaluator.py):
-- `results.<task>` and `groups.<group>`: `name`, `alias`, `sample_len` and, per metric, `"<metric>,none"`
-  with `"<metric>_stderr,none"` (the standard error of a mean; `"N/A"` for other aggregations), nothing
+- `results.<task or group>` and `groups.<group>`: `name`, `alias`, `sample_len` and, per metric, `"<metric>,none"`
+  (`"<metric>,<pipeline>"` under a task's filter_list) with `"<metric>_stderr,none"` (the standard error of a mean; `"N/A"` for other aggregations), nothing
   else, so `make_table` prints exactly one row per metric;
 - `configs`, `versions`, `n-shot` (always 0), `higher_is_better`, `n-samples`, `group_subtasks`;
 - `config.model`, `config.model_args` (the `k=v,...` string), `batch_size`, `batch_sizes`, `device`,
@@ -28,11 +28,12 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Optional
 
+from harness.config.filter_list import NO_FILTER, split_metric_key
 from harness.scoring.task_results import metric_values
 
 #: the wall-time keys: with `created`, the only keys of a results file that differ between identical runs
 TIMING_KEYS = ("date", "start_time", "end_time", "total_evaluation_time_seconds")
-FILTER = "none"  # the harness applies no lm-eval filters: every metric is under filter "none"
+FILTER = NO_FILTER  # a metric of a task without a filter_list is under lm-eval's filter "none"
 #: lm-eval's seed keys in `config` (lm_eval/evaluator.py): Python's random, NumPy, torch, the few-shot sampler
 SEED_KEYS = ("random_seed", "numpy_seed", "torch_seed", "fewshot_seed")
 #: the keys of lm-eval's GeneralConfigTracker that a run without chat templates or system prompts leaves null
@@ -53,10 +54,32 @@ def mean_stderr(values: list[float]) -> Optional[float]:
 def flat_entry(name: str, entry: Mapping[str, Any], stderrs: Mapping[str, Any]) -> dict[str, Any]:
     """lm-eval's entry of one task or group: name, alias, sample_len and one value and stderr per metric."""
     out: dict[str, Any] = {"name": name, "alias": name, "sample_len": int(entry.get("n_samples") or 0)}
-    for metric, m in (entry.get("metrics") or {}).items():
-        out[f"{metric},{FILTER}"] = m.get("value")
-        se = stderrs.get(metric)
-        out[f"{metric}_stderr,{FILTER}"] = "N/A" if se is None else se
+    for key, m in (entry.get("metrics") or {}).items():
+        if m.get("n") == 0 and m.get("value") is None and entry.get("n_scored"):
+            continue  # not applicable to any scored document (none returned it): lm-eval lists no such metric
+        metric, pipeline = split_metric_key(key)  # `metric,pipeline` under a filter_list, else filter "none"
+        out[f"{metric},{pipeline}"] = m.get("value")
+        se = stderrs.get(key)
+        out[f"{metric}_stderr,{pipeline}"] = "N/A" if se is None else se
+    return out
+
+
+def group_stderrs(group: Mapping[str, Any], tasks: Mapping[str, Any], stderrs: Mapping[str, Any]) -> dict[str, Any]:
+    """A group's stderr per metric, as lm-eval pools its members' (`pooled_sample_stderr`: sizes the members'
+    n); None ("N/A") when a member with the metric has none."""
+    out: dict[str, Any] = {}
+    for key in group.get("metrics") or {}:
+        pairs = [
+            (stderrs.get(t, {}).get(key), int(m.get("n") or 0))
+            for t in group.get("tasks", [])
+            if (m := (tasks.get(t, {}).get("metrics") or {}).get(key)) and m.get("value") is not None
+        ]
+        total = sum(n for _, n in pairs)
+        if not pairs or any(se is None for se, _ in pairs) or total <= len(pairs):
+            out[key] = None
+            continue
+        pooled_var = sum((n - 1) * se**2 * n for se, n in pairs) / (total - len(pairs))
+        out[key] = round(math.sqrt(pooled_var / total), 10)
     return out
 
 
@@ -154,8 +177,9 @@ def add_lm_eval_keys(
     tasks = results.get("task_results") or {}
     groups = results.get("group_results") or {}
     task_cfgs = (results.get("config") or {}).get("tasks", {})
+    results["groups"] = {name: flat_entry(name, e, group_stderrs(e, tasks, stderrs)) for name, e in groups.items()}
     results["results"] = {name: flat_entry(name, e, stderrs.get(name, {})) for name, e in tasks.items()}
-    results["groups"] = {name: flat_entry(name, e, {}) for name, e in groups.items()}
+    results["results"].update(results["groups"])  # lm-eval lists a group in `results` too
     results["configs"] = {
         name: {"task": name, **(task_cfgs.get(name, {}).get("config") or {})} for name in tasks
     }

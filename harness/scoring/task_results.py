@@ -145,9 +145,38 @@ def aggregate_task(
     return out
 
 
-def aggregate_group(name: str, members: list[str], task_results: dict[str, dict], how: str) -> dict[str, Any]:
-    """A group's headline: the members' headline metrics, sample-weighted (or a plain mean over tasks)."""
+def group_metric_values(members: list[str], task_results: dict[str, dict], spec: list[tuple]) -> dict[str, Any]:
+    """lm-eval's group metrics (its `consolidate_group_results`): for each (metric key, weight_by_size, fn) of
+    an aggregate_metric_list, the members' values (those that have the metric) averaged, weighted by each
+    member's n of that metric with weight_by_size, or `fn(values, sizes, weight_by_size)` when given."""
+    metrics = {}
+    for key, weighted, fn in spec:
+        pairs = [
+            (m["value"], int(m.get("n") or 0))
+            for t in members
+            if (m := task_results[t].get("metrics", {}).get(key)) and m.get("value") is not None
+        ]
+        if not pairs:
+            continue
+        values, sizes = [v for v, _ in pairs], [n for _, n in pairs]
+        if fn is not None:
+            value = float(fn(values, sizes, weighted))
+        else:
+            weights = sizes if weighted else [1] * len(sizes)
+            value = sum(v * w for v, w in zip(values, weights, strict=True)) / sum(weights) if sum(weights) else math.nan
+        metrics[key] = {"value": _clean(value), "n": sum(sizes), "n_tasks": len(pairs)}
+    return metrics
+
+
+def aggregate_group(
+    name: str, members: list[str], task_results: dict[str, dict], how: str, spec: Optional[list[tuple]] = None
+) -> dict[str, Any]:
+    """A group's metrics: with `spec` (its aggregate_metric_list, see `group_metric_values`) every metric listed;
+    else the members' headline metrics, sample-weighted (or a plain mean over tasks)."""
     present = [t for t in members if t in task_results]
+    if spec:
+        metrics = group_metric_values(present, task_results, spec)
+        return {"tasks": present, "aggregate": how, "metrics": metrics, **group_accounting(present, task_results)}
     by_metric: dict[str, list[tuple[float, int]]] = defaultdict(list)
     for t in present:
         res = task_results[t]
