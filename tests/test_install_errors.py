@@ -4,10 +4,14 @@ task files makes `ls` fail (never an empty listing with exit 0), a task without 
 
 from __future__ import annotations
 
+import json
 import shutil
 
 from conftest import PLUGIN_PKG, harness_env, run_harness, write_dist_info
 from harness.cli.global_flags import subcommand_first
+from harness.cli.main import main as cli_main
+from harness_builders.cyclist.questions import templates as question_templates
+from harness_builders.cyclist.questions.sample_scenes import make_scene
 
 TASKS_DIR = PLUGIN_PKG / "harness_colors" / "tasks"
 EMPTY_PLUGIN = '''import pluggy
@@ -57,3 +61,38 @@ def test_global_flags_move_behind_the_subcommand_only():
     run_form = ["--include_path", "X", "--tasks", "a", "--model", "oracle"]
     assert subcommand_first(run_form) == run_form
     assert subcommand_first(["ls", "tasks", "--include_path", "X"]) == ["ls", "tasks", "--include_path", "X"]
+
+
+def _static_scene_folder(tmp_path):
+    scene = make_scene(
+        [
+            {"mesh": "Cube", "color": "red", "location": (-3, 0)},
+            {"mesh": "Sphere", "color": "blue", "location": (3, 0)},
+        ]
+    )
+    scenes = tmp_path / "scenes"
+    scenes.mkdir()
+    (scenes / "scene_0.json").write_text(json.dumps(scene))
+    return scenes
+
+
+def test_a_question_build_that_makes_no_question_fails_saying_why(tmp_path, capsys):
+    scenes = _static_scene_folder(tmp_path)  # nothing moves: no orbit question can be asked
+    args = ["build", "cyclist-questions", "--scenes", str(scenes), "--out", str(tmp_path / "q.json")]
+    assert cli_main([*args, "--families", "cycle_representative_orbit"]) == 2
+    err = capsys.readouterr().err
+    assert "0 questions for 1 scenes" in err and "no template fits" in err
+    assert not (tmp_path / "q.json").exists()
+
+
+def test_built_in_templates_missing_from_an_install_fail_the_build(tmp_path, monkeypatch, capsys):
+    empty = tmp_path / "templates"
+    empty.mkdir()
+    monkeypatch.setattr(question_templates, "TEMPLATE_DIR", empty)
+    question_templates._default_templates.cache_clear()
+    try:
+        args = ["build", "cyclist-questions", "--scenes", str(_static_scene_folder(tmp_path)), "--out", str(tmp_path / "q")]
+        assert cli_main(args) == 2
+    finally:
+        question_templates._default_templates.cache_clear()
+    assert "has no *.json files; reinstall the harness" in capsys.readouterr().err
