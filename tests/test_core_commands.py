@@ -27,6 +27,7 @@ CORE_COMMANDS = (
     "leaderboard",
     "judge-calibrate",
     "import",
+    "cache",
 )
 
 

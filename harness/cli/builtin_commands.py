@@ -72,3 +72,9 @@ def register_commands(register):
         "score another tool's per-item outputs as a run of the harness (import NAME: an importer)",
         usage="import NAME FILE... --out DIR",
     )
+    register(
+        "cache",
+        "harness.cli.cache_cmd:main",
+        "what the cache dir holds (responses, frames, hashes: size, age) and pruning it",
+        usage="cache [show|prune] [--older-than 7d] [--max-size 2G] [--model M] [--task T]",
+    )
