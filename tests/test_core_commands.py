@@ -28,6 +28,7 @@ CORE_COMMANDS = (
     "judge-calibrate",
     "import",
     "cache",
+    "new-task",
 )
 
 

@@ -73,6 +73,12 @@ def register_commands(register):
         usage="import NAME FILE... --out DIR",
     )
     register(
+        "new-task",
+        "harness.cli.new_task_cmd:main",
+        "write a working task plugin to start from (YAML, template, hooks, data maker, test, pyproject.toml)",
+        usage="new-task NAME [--out DIR]",
+    )
+    register(
         "cache",
         "harness.cli.cache_cmd:main",
         "what the cache dir holds (responses, frames, hashes: size, age) and pruning it",
