@@ -11,6 +11,7 @@ runs this file.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -133,3 +134,26 @@ def test_the_demo_builds_each_benchmark_and_the_oracle_scores_100_percent(wheel_
     benchmarks = {row[0].strip("| ") for row in rows}
     assert benchmarks == {"cyclist", "tempcloze", "rvtbench"}
     assert all(row[4] == "1.000" and int(row[6].strip(" |")) > 0 for row in rows), rows
+
+
+BUILDS = (  # the README tour's builds, small: each benchmark from a seed, then one task of each with the oracle
+    ("cyclist", "--tier", "L1", "--split", "test", "--num-scenes", "4", "--size", "160x90", "--frames", "32",
+     "--out", "data/cyclist"),
+    ("tempcloze", "--videos", "data/cyclist/videos/unicycle/test", "--min-sharpness", "0", "--min-motion", "0",
+     "--out", "data/tempcloze", "--virtual"),
+    ("rvtbench", "--from-synthetic", "data/cyclist", "--out", "data/rvtbench"),
+)
+
+
+@pytest.mark.slow
+def test_each_benchmark_builds_with_items_and_the_oracle_scores_100_percent(wheel_install):
+    for args in BUILDS:
+        proc = _harness(wheel_install, "build", *args, "--no-progress", timeout=900)
+        assert proc.returncode == 0, f"build {args[0]}: {proc.stderr[-3000:]}"
+    for task in ("cyclist_l1", "tempcloze_all", "rvtbench_vqa"):
+        args = ["--tasks", task, "--model", "oracle", "--data", "data", "--output_path", f"out/{task}"]
+        proc = _harness(wheel_install, *args, timeout=900)
+        assert proc.returncode == 0, f"{task}: {proc.stderr[-3000:]}"
+        (results,) = (wheel_install["project"] / "out" / task / "oracle").glob("results_*.json")
+        res = json.loads(results.read_text())["task_results"][task]
+        assert res["n_scored"] > 0 and res["metrics"][res["headline"]]["value"] == pytest.approx(1.0, abs=1e-4)
