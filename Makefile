@@ -27,7 +27,7 @@ LM_EVAL_PEER := lm-eval==0.4.13 pytablewriter DataProperty mbstrdecoder pathvali
 	chardet python-dateutil pytz
 LM_EVAL_TESTS := tests/test_lm_eval_results.py
 
-.PHONY: setup-core setup setup-peers demo test test-peers lint bench clean
+.PHONY: setup-core setup setup-peers demo test test-peers test-wheel lint bench clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -80,6 +80,12 @@ test: setup
 	$(PY) -m ruff check .
 	$(PYTEST)
 	$(MAKE) --no-print-directory test-peers
+
+# The wheel check alone (make test runs it in the suite): `python -m build` makes sdist and wheel from the
+# tree, the wheel installs non-editable into a fresh venv, and `ls tasks` and the demo run from a folder outside
+# the checkout that has its own tasks/, models/, metrics/ and builders/ packages (tests/test_install_wheel.py)
+test-wheel: setup
+	$(PEER_PYTEST) tests/test_install_wheel.py
 
 test-peers: setup setup-peers
 	PYTHONPATH=$(PEERS)/av-oldest $(PEER_PYTEST) $(DECODER_TESTS)

@@ -142,6 +142,18 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def bind_unix_socket(path: Path) -> None:
+    """Leave a Unix socket file at `path`, however long the path (TMPDIR under xdist can be): AF_UNIX names
+    are limited to ~107 bytes, so the socket binds by its bare name from inside its folder."""
+    here = os.getcwd()
+    os.chdir(path.parent)
+    try:
+        with socket.socket(socket.AF_UNIX) as sock:
+            sock.bind(path.name)
+    finally:
+        os.chdir(here)
+
+
 def torchrun_harness(torchrun: str, args: list[str], env: dict, timeout: int = 600) -> subprocess.CompletedProcess:
     """`python -m harness ARGS` as two gloo ranks under torchrun, on a free rendezvous port."""
     cmd = [torchrun, "--nproc_per_node", "2", "--master_port", str(free_port()), "-m", "harness", *args]

@@ -27,6 +27,8 @@ CORE_COMMANDS = (
     "leaderboard",
     "judge-calibrate",
     "import",
+    "cache",
+    "new-task",
 )
 
 

@@ -9,13 +9,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import stat
 
 import numpy as np
 import pytest
 
-from conftest import PLUGIN_PKG, harness_env, run_harness
+from conftest import PLUGIN_PKG, bind_unix_socket, harness_env, run_harness
 from harness.api import media_identity
 from harness.config.run import RunConfig
 from harness.data.media import ALLOW_SYMLINKS_ENV, MediaPathError, VideoRef, safe_media_path
@@ -45,9 +44,7 @@ def _non_files(videos, tmp_path) -> dict[str, str]:
     expected["test_001.mp4"] = "not_a_file"
     os.mkfifo(videos / "test_002.mp4")  # opening it would block forever
     expected["test_002.mp4"] = "not_a_file"
-    sock = socket.socket(socket.AF_UNIX)
-    sock.bind(str(videos / "test_003.mp4"))
-    sock.close()
+    bind_unix_socket(videos / "test_003.mp4")  # by its bare name: a long TMPDIR passes AF_UNIX's limit
     expected["test_003.mp4"] = "not_a_file"
     (videos / "test_004.mp4").symlink_to("/dev/null")  # a character device (needs the symlink opt-in)
     expected["test_004.mp4"] = "not_a_file"

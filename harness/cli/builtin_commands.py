@@ -78,3 +78,15 @@ def register_commands(register):
         "check a leaderboard submission before anything runs it (exit 2: one line per problem)",
         usage="submission check FILE [--name submissions/NAME.json] [--allow CONFIG]",
     )
+    register(
+        "new-task",
+        "harness.cli.new_task_cmd:main",
+        "write a working task plugin to start from (YAML, template, hooks, data maker, test, pyproject.toml)",
+        usage="new-task NAME [--out DIR]",
+    )
+    register(
+        "cache",
+        "harness.cli.cache_cmd:main",
+        "what the cache dir holds (responses, frames, hashes: size, age) and pruning it",
+        usage="cache [show|prune] [--older-than 7d] [--max-size 2G] [--model M] [--task T]",
+    )

@@ -1,16 +1,22 @@
 """`python -m harness demo --out DIR`: the embedded default, offline on a fresh machine.
 
 Every registered builder that offers a demo builds a tiny dataset; the baselines (oracle, random, prior)
-run on the tasks each names; results and a short markdown summary land in DIR. Every (task, model) pair has
-a row: its headline value, or why it has none. A baseline that cannot work on a task (`prior` on a
-test-only benchmark: no training split) is refused by the harness and its row says "not run" with the
-reason. The demo checks itself: a run that is incomplete, a task that failed to run, or an oracle below
+run on the tasks each names; results and a short markdown summary land in DIR. Every (task, model) pair that
+runs has a row: its headline value, or why it has none. A baseline that cannot work on a task (`prior` on a
+test-only benchmark: no training split) is refused by the harness before any model call; it gets no row, and
+the summary and stderr say once which baselines were skipped where and why. The builders' own statistics
+(question counts per family) are kept out of the demo's output (`--verbosity debug` logs them). The demo
+checks itself: a run that is incomplete, a task that failed to run, or an oracle below
 100 % is a problem, listed in the summary and on stderr, and the demo exits 5.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
+import logging
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +28,7 @@ from harness.errors import EXIT_INCOMPLETE, EXIT_OK, DataError, HarnessError, Un
 from harness.plugins.loading import PluginState, load_plugins
 from harness.results.writer import atomic_write_text
 
+log = logging.getLogger("harness.demo")
 DEMO_MODELS = ("oracle", "random", "prior")
 #: how far below 1 an oracle's headline may be and still be "100 %": LISA's IoU adds 1e-5 to each union
 #: (about 1e-7 on the demo's boxes), while one wrong sample of a demo task costs more than 1e-2
@@ -38,6 +45,16 @@ class Summary:
 
     rows: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    skipped: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # (model, why) -> tasks
+
+    def skip(self, model: str, tasks: list[str], exc: Exception) -> None:
+        """`model` refused on `tasks`: one note per model and reason, the reason's first clause only."""
+        why = re.sub(r"\btask '[^']*'", "the task", str(exc))
+        why = re.split(r" \(|; ", why, maxsplit=1)[0]
+        self.skipped.setdefault((model, why), []).extend(tasks)
+
+    def skipped_lines(self) -> list[str]:
+        return [f"`{model}` on {', '.join(tasks)}: {why}" for (model, why), tasks in self.skipped.items()]
 
     def row(self, data: str, task: str, model: str, metric: str, value: str, ci: str = "-", n: str = "-") -> None:
         cells = [data, task, model, metric, value, ci, n]
@@ -45,6 +62,9 @@ class Summary:
 
     def markdown(self) -> str:
         lines = ["# Demo results", "", *HEADER, *self.rows]
+        if self.skipped:
+            lines += ["", "Skipped (the harness refuses these baselines there, before any model call):"]
+            lines += [f"- {line}" for line in self.skipped_lines()]
         if self.problems:
             lines += ["", "Problems (the demo exits 5):", *(f"- {p}" for p in self.problems)]
         return "\n".join(lines) + "\n"
@@ -57,7 +77,11 @@ def _build_datasets(state: PluginState, out: Path, seed: int) -> list[tuple[str,
         if "." in entry.name:
             continue
         builder = entry.load()()
-        for ds in builder.demo(out / "data" / entry.name, seed):
+        chatter = io.StringIO()  # a builder's statistics (and a source built twice) stay out of the demo
+        with contextlib.redirect_stdout(chatter):
+            built = builder.demo(out / "data" / entry.name, seed)
+        log.debug("builder '%s' demo output:\n%s", entry.name, chatter.getvalue())
+        for ds in built:
             tasks = [t for t in ds.tasks if state.registry.has("task", t)]
             if tasks:
                 datasets.append((entry.name, ds.data_dir, tasks))
@@ -106,11 +130,9 @@ def _run_model(run_one, data: str, model: str, members: dict[str, list[str]], su
             out = run_one(left)
         except UnsuitableModelError as exc:
             refused = [n for n in left if exc.task in members[n]] or list(left)
+            summary.skip(model, [task for name in refused for task in members[name]], exc)
             for name in refused:
-                for task in members[name]:
-                    summary.row(data, task, model, "-", f"not run: {exc}")
                 left.remove(name)
-            print(f"not running {model} on {', '.join(refused)}: {exc}", file=sys.stderr)
             continue
         except HarnessError as exc:  # the demo's own data or pipeline failed: a problem, reported, not hidden
             for task in (t for name in left for t in members[name]):
@@ -152,6 +174,8 @@ def main(argv: list[str]) -> int:
     text = summary.markdown()
     atomic_write_text(args.out / "summary.md", text)
     print(text)
+    for line in summary.skipped_lines():
+        print(f"skipped {line}", file=sys.stderr)
     print(f"summary: {args.out / 'summary.md'}", file=sys.stderr)
     if summary.problems:
         print(f"demo incomplete (exit {EXIT_INCOMPLETE}):", file=sys.stderr)

@@ -12,7 +12,7 @@ import sys
 from harness.cli.builtin_commands import LS_WORDS
 from harness.config.schema import parse_task_config
 from harness.engine.judging import RULE_JUDGE, RULE_JUDGE_HELP
-from harness.errors import EXIT_OK, EXIT_USAGE, ConfigError
+from harness.errors import EXIT_OK, EXIT_RUNTIME, EXIT_USAGE, ConfigError
 from harness.hookspecs import KINDS
 from harness.plugins.loading import PluginState, load_plugins
 from harness.scoring.aggregations import BUILTIN
@@ -49,8 +49,19 @@ def print_judges(state: PluginState) -> None:
     for e in models:
         desc = (e.description or "").strip().splitlines()[0] if e.description else ""
         print(f"{e.name:{width}}  {e.plugin} {e.plugin_version}  model as judge: {desc}".rstrip())
+
+
+def warn_broken(state: PluginState) -> int:
+    """Name every broken plugin; a plugin that registered nothing at all (it failed to import, or found none
+    of its files) is an error (exit 3), so an install without the plugins' files never lists nothing with 0."""
     for info in state.broken():
         print(f"warning: plugin '{info.name}' is broken: {'; '.join(info.errors)}")
+    empty = state.empty_broken()
+    if empty:
+        names = ", ".join(f"'{p.name}'" for p in empty)
+        print(f"error: plugin(s) {names} registered nothing (see the warnings above)", file=sys.stderr)
+        return EXIT_RUNTIME
+    return EXIT_OK
 
 
 def main(argv: list[str], command: str = "ls") -> int:
@@ -78,7 +89,7 @@ def main(argv: list[str], command: str = "ls") -> int:
         return EXIT_OK
     if args.what == "judges":
         print_judges(state)
-        return EXIT_OK
+        return warn_broken(state)
     kind = args.what[:-1]
     entries = state.registry.entries(kind)
     if kind == "aggregation":
@@ -88,6 +99,4 @@ def main(argv: list[str], command: str = "ls") -> int:
         tag = " (group)" if e.extra.get("group") else ""
         desc = (e.description or "").strip().splitlines()[0] if e.description else ""
         print(f"{e.name:{width}}  {e.plugin} {e.plugin_version}{tag}  {desc}".rstrip())
-    for info in state.broken():
-        print(f"warning: plugin '{info.name}' is broken: {'; '.join(info.errors)}")
-    return EXIT_OK
+    return warn_broken(state)

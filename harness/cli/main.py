@@ -13,6 +13,7 @@ import sys
 from typing import Optional
 
 from harness.cli.commands import RUN, find_command, usage
+from harness.cli.global_flags import subcommand_first
 from harness.cli.verbosity import pop_verbosity
 from harness.errors import EXIT_INTERRUPTED, EXIT_USAGE, ConfigError, HarnessError, describe_os_error
 
@@ -21,6 +22,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         level, argv = pop_verbosity(argv)
+        argv = subcommand_first(argv)  # `--include_path X ls tasks` works as `ls tasks --include_path X`
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return exc.exit_code

@@ -37,6 +37,9 @@ log = logging.getLogger(__name__)
 MAGIC = b"HFC2"
 SUFFIX = ".frames"
 FRAME_CACHE_VERSION = 2  # bump when the file format or the decoding pipeline's output changes
+#: the frame cache's default size cap (docs/frames.md, README "Where the cache lives"): the least recently
+#: used entries are evicted past it; `python -m harness cache prune --max-size` shrinks it further
+DEFAULT_MAX_BYTES = 20 * 2**30
 _ALIGN = 64
 _RESCAN_S = 5.0
 _STALE_TMP_S = 3600.0
@@ -68,7 +71,7 @@ def frame_cache_key(media_id: str, ref: VideoRef, spec: FrameSpec, decoder_versi
 class FrameCache:
     """A size-capped directory of decoded clips shared safely by several processes."""
 
-    def __init__(self, root: Path | str, max_bytes: int = 20 * 2**30) -> None:
+    def __init__(self, root: Path | str, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
         self.root = Path(root)
         self.max_bytes = int(max_bytes)
         self.disabled_reason: Optional[str] = None

@@ -71,17 +71,19 @@ class FrameSpec(BaseModel):
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
     def describe(self) -> str:
-        """Human-readable one-liner, e.g. 'uniform x16, max side 448, decoder auto'."""
-        what = {
-            "uniform": f"uniform x{self.count}",
-            "segment": f"segment x{self.count}" + (f" trim {self.trim}" if self.trim else ""),
-            "fps": f"{self.rate} fps",
-            "all": "all frames",
-        }[self.strategy]
+        """The spec as people write it: 'uniform, 32 frames, max side 448' (the decoder only when chosen)."""
+        if self.strategy in ("uniform", "segment"):
+            what = f"{self.strategy}, {_frames(self.count)}" + (f", trim {self.trim}" if self.trim else "")
+        else:
+            what = f"{self.rate:g} fps" if self.strategy == "fps" else "all frames"
         if self.max_frames:
-            what += f", max {self.max_frames}"
+            what += f", at most {_frames(self.max_frames)}"
         if self.max_side:
             what += f", max side {self.max_side}"
         if self.max_height:
             what += f", max height {self.max_height}"
-        return f"{what}, decoder {self.decoder}"
+        return what if self.decoder == "auto" else f"{what}, decoder {self.decoder}"
+
+
+def _frames(n: Optional[int]) -> str:
+    return "1 frame" if n == 1 else f"{n} frames"

@@ -32,6 +32,7 @@ import pluggy
 
 from harness import __version__, hookspecs
 from harness.config.index import index_task_path
+from harness.errors import ConfigError
 from harness.plugins.registry import Entry, Registry
 
 log = logging.getLogger("harness.plugins.loading")
@@ -65,6 +66,10 @@ class PluginState:
 
     def broken(self) -> list[PluginInfo]:
         return [p for p in self.plugins if p.errors]
+
+    def empty_broken(self) -> list[PluginInfo]:
+        """Broken plugins that registered nothing: a missing dependency, or an install without their files."""
+        return [p for p in self.broken() if not p.registered]
 
 
 def allowed_plugins(env: Optional[dict] = None) -> Optional[set[str]]:
@@ -128,9 +133,10 @@ def _make_register(registry: Registry, info: PluginInfo, kind: str, base_dir: Op
             path = Path(name)
             if not path.is_absolute() and base_dir is not None:
                 path = base_dir / path
-            for entry in index_task_path(
-                path, plugin=info.name, plugin_version=info.version, errors=info.errors
-            ):
+            entries = index_task_path(path, plugin=info.name, plugin_version=info.version, errors=info.errors)
+            if not entries and not info.errors:  # an install that did not ship the plugin's files
+                raise ConfigError(f"task path {path} holds no task YAML (was the plugin installed with its data files?)")
+            for entry in entries:
                 registry.add(entry)
                 info.registered.setdefault("task", []).append(entry.name)
             return

@@ -9,6 +9,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Optional
 
+from pydantic import ValidationError
+
+from harness.frames.spec import FrameSpec
 from harness.report import plots
 from harness.report.loading import (
     all_groups,
@@ -19,10 +22,11 @@ from harness.report.loading import (
     task_result,
 )
 from harness.report.sections import Cell, Figure, ReportSection, Table
-from harness.report.stats import ci_from_samples
+from harness.report.stats import ci_from_samples, cluster_of
 
 _FRACTION_NAMES = re.compile(
-    r"(acc|f1|precision|recall|iou|^j$|^f$|j&f|j_and_f|jf|pass_at|rate|invalid|indefinite|share|^ap|ap50)",
+    r"(acc|f1|precision|recall|iou|^j$|^f$|j&f|j_and_f|jf|pass_at|rate|invalid|indefinite|share|^ap|ap50"
+    r"|rouge|bleu|meteor|spice)",
     re.IGNORECASE,
 )
 
@@ -33,6 +37,20 @@ def metric_format(name: str, values: Sequence[Optional[float]]) -> str:
     if _FRACTION_NAMES.search(name) and all(0.0 <= v <= 1.0 for v in nums):
         return "pct"
     return "num"
+
+
+def one_scale(fmts: dict[str, str]) -> dict[str, str]:
+    """One scale per table: every column in percent when all are fractions, else every column as is."""
+    scale = "pct" if fmts and all(f == "pct" for f in fmts.values()) else "num"
+    return {k: scale for k in fmts}
+
+
+def describe_frames(spec: Optional[dict]) -> str:
+    """A results file's frame spec as people write it ('uniform, 32 frames, max side 448')."""
+    try:
+        return FrameSpec.model_validate(spec).describe()
+    except ValidationError:
+        return str(spec)
 
 
 def _ci(metric: dict[str, Any]) -> Optional[tuple[Optional[float], Optional[float]]]:
@@ -54,10 +72,10 @@ def _metric_names(runs: Sequence[dict], task: str) -> list[str]:
 def metrics_table(runs: Sequence[dict], task: str) -> Table:
     """Models as rows; every metric (value and CI) then sample, error and invalid counts."""
     names = _metric_names(runs, task)
-    fmts = {
+    fmts = one_scale({
         m: metric_format(m, [(task_result(r, task)["metrics"].get(m) or {}).get("value") for r in runs])
         for m in names
-    }
+    })
     table = Table(
         f"{task}: metrics",
         names + ["rows", "coverage", "samples", "errors", "invalid", "dropped"],
@@ -158,6 +176,18 @@ def breakdown_tables(runs: Sequence[dict], task: str) -> list[Table]:
     return tables
 
 
+def size_text(run: dict, task: str) -> str:
+    """What the task was evaluated on, counted from the run (a built subset's real size, whatever its
+    description says): rows, and the distinct clusters (videos) among the logged samples."""
+    res = task_result(run, task) or {}
+    text = f"Evaluated on {res.get('n_rows', res.get('n_samples', '?'))} rows"
+    records = (run.get("_samples") or {}).get(task)
+    if records:
+        field = task_config(run, task).get("cluster_field")
+        text += f" from {len({cluster_of(r, field) for r in records})} distinct `{field or 'doc_id'}` values"
+    return text + "."
+
+
 def task_section(runs: Sequence[dict], task: str) -> ReportSection:
     """The generic section of one task."""
     present = runs_with_task(runs, task)
@@ -166,8 +196,9 @@ def task_section(runs: Sequence[dict], task: str) -> ReportSection:
     text = []
     if cfg.get("description"):
         text.append(cfg["description"])
+    text.append(size_text(present[0], task))
     head = task_result(present[0], task).get("headline")
-    text.append(f"Headline metric: `{head}`; version {cfg.get('version', '?')}; frames: `{frames}`.")
+    text.append(f"Headline metric: `{head}`; version {cfg.get('version', '?')}; frames: {describe_frames(frames)}.")
     tables = [metrics_table(present, task), *breakdown_tables(present, task)]
     return ReportSection(f"Task {task}", "\n\n".join(text), tables, level=3, key=f"task-{task}")
 
@@ -177,7 +208,7 @@ def overview_section(runs: Sequence[dict]) -> ReportSection:
     tasks = all_tasks(runs)
     heads = {t: task_result(runs_with_task(runs, t)[0], t).get("headline") for t in tasks}
     columns = [f"{t} ({heads[t]})" for t in tasks]
-    fmts = {
+    fmts = one_scale({
         t: metric_format(
             heads[t] or "",
             [
@@ -186,7 +217,7 @@ def overview_section(runs: Sequence[dict]) -> ReportSection:
             ],
         )
         for t in tasks
-    }
+    })
     table = Table("Headline metrics", columns, note="95 % clustered bootstrap intervals in brackets.")
     series = []
     for r in runs:
@@ -195,37 +226,39 @@ def overview_section(runs: Sequence[dict]) -> ReportSection:
             res = task_result(r, t)
             metric = (res or {}).get("metrics", {}).get(heads[t]) or {}
             cells.append(Cell(metric.get("value"), _ci(metric), metric.get("n"), fmt=fmts[t]))
-            vals.append(metric.get("value") if fmts[t] == "pct" else None)
-            cis.append(_ci(metric) if fmts[t] == "pct" else None)
+            vals.append(metric.get("value"))
+            cis.append(_ci(metric))
         table.add_row(r["_label"], cells)
         series.append((r["_label"], vals, cis))
     tables = [table]
-    groups = all_groups(runs)
-    if groups:
-        gtable = Table("Groups", groups, note="sample-weighted mean of the members' headline metric (n)")
-        for r in runs:
-            cells = []
-            for g in groups:
-                metrics = (group_result(r, g) or {}).get("metrics") or {}
-                name, m = next(iter(sorted(metrics.items())), (None, {}))
-                cells.append(
-                    Cell(m.get("value"), None, m.get("n"), fmt=metric_format(name or "", [m.get("value")]))
-                )
-            gtable.add_row(r["_label"], cells)
-        tables.append(gtable)
+    if all_groups(runs):
+        tables.append(groups_table(runs))
     figures = []
-    pct_tasks = [i for i, t in enumerate(tasks) if fmts[t] == "pct"]
-    if pct_tasks and len(pct_tasks) <= 40:
+    pct = all(f == "pct" for f in fmts.values())
+    if tasks and len(tasks) <= 40:  # every task, on the table's one scale
         chart = plots.bar_chart(
-            [tasks[i] for i in pct_tasks],
-            [(label, [v[i] for i in pct_tasks], [c[i] for i in pct_tasks]) for label, v, c in series],
-            "Headline metric by task (95 % CI)",
-            "%",
+            tasks, series, "Headline metric by task (95 % CI)", "%" if pct else "value", pct=pct
         )
         figures.append(
             Figure("overview_headline.png", "Headline metric per task and model, 95 % CIs.", chart)
         )
     return ReportSection("Overview", "", [runs_table(runs), *tables], figures, level=2, key="overview")
+
+
+def groups_table(runs: Sequence[dict]) -> Table:
+    """Every metric of every group, as the console prints them (one column per group and metric)."""
+    columns: list[tuple[str, str]] = []
+    for g in all_groups(runs):
+        for r in runs:
+            for name in (group_result(r, g) or {}).get("metrics") or {}:
+                if (g, name) not in columns:
+                    columns.append((g, name))
+    values = {c: [(((group_result(r, c[0]) or {}).get("metrics") or {}).get(c[1]) or {}) for r in runs] for c in columns}
+    fmts = one_scale({c: metric_format(c[1], [m.get("value") for m in values[c]]) for c in columns})
+    table = Table("Groups", [f"{g} ({name})" for g, name in columns], note="sample-weighted mean over the members (n)")
+    for i, r in enumerate(runs):
+        table.add_row(r["_label"], [Cell(values[c][i].get("value"), None, values[c][i].get("n"), fmt=fmts[c]) for c in columns])
+    return table
 
 
 def runs_table(runs: Sequence[dict]) -> Table:

@@ -32,6 +32,12 @@ def run_questions(
         raise FileNotFoundError(f"--scenes {scenes}: no such file or folder")
     loaded = load_templates(templates) if templates is not None else None
     result = generate_questions(scenes, families=families, seed=seed, templates=loaded, mode=mode)
+    info = result["info"]
+    if info["num_scenes"] and not info["num_questions"]:
+        raise ValueError(
+            f"0 questions for {info['num_scenes']} scenes: no template fits these scenes "
+            f"(families {families or 'all'}, mode {mode}); nothing written to {out}"
+        )
     write_questions(result, Path(out))
     return result
 

@@ -241,7 +241,10 @@ def load_templates(directory: str | Path | None = None) -> list[Template]:
 
 @lru_cache(maxsize=1)
 def _default_templates() -> tuple[Template, ...]:
-    return tuple(t for f in sorted(TEMPLATE_DIR.glob("*.json")) for t in load_template_file(f))
+    files = sorted(TEMPLATE_DIR.glob("*.json"))
+    if not files:  # an install that did not ship the package data: no question could ever be made
+        raise TemplateError(f"the built-in template folder {TEMPLATE_DIR} has no *.json files; reinstall the harness")
+    return tuple(t for f in files for t in load_template_file(f))
 
 
 def family_names(templates: list[Template] | tuple[Template, ...] | None = None) -> tuple[str, ...]:
