@@ -256,11 +256,7 @@ class OpenAIModel(Model):
             self._warned_n = True
             log.warning(
                 "model '%s': %s returned %d choice(s) for n=%d; asking for the remaining samples one "
-                "request at a time",
-                self.name,
-                self.base_url,
-                len(data.get("choices") or []),
-                wanted,
+                "request at a time", self.name, self.base_url, len(data.get("choices") or []), wanted,
             )
         single = {k: v for k, v in body.items() if k != "n"}
         choices = list(data.get("choices") or [])

@@ -16,6 +16,4 @@ def register_models(register):
         description="OpenAI-compatible chat endpoint (vLLM, SGLang, hosted): frames as image parts",
     )
     for preset in PRESETS:
-        register(
-            preset.name, f"harness_models.openai_api.presets:{preset.name}", description=preset.description
-        )
+        register(preset.name, f"harness_models.openai_api.presets:{preset.name}", description=preset.description)

@@ -66,9 +66,7 @@ def encode_clip(frames: np.ndarray, fps: float, codec: str = "lossless", crf: in
             raise ValueError(f"video_codec={codec!r} is not one of {', '.join(VIDEO_CODECS)}")
         stream.width, stream.height = width, height
         for frame in frames:
-            for packet in stream.encode(
-                av.VideoFrame.from_ndarray(np.ascontiguousarray(frame), format="rgb24")
-            ):
+            for packet in stream.encode(av.VideoFrame.from_ndarray(np.ascontiguousarray(frame), format="rgb24")):
                 container.mux(packet)
         for packet in stream.encode():
             container.mux(packet)
@@ -105,9 +103,7 @@ class VideoEncoder:
             if value not in allowed:
                 raise ModelArgsError(f"{name}={value!r} is not one of {', '.join(allowed)}")
         if mode == "frames" and transport != "data":
-            raise ModelArgsError(
-                "video_mode=frames sends JPEG frames in a data: URL; use video_transport=data"
-            )
+            raise ModelArgsError("video_mode=frames sends JPEG frames in a data: URL; use video_transport=data")
         self.mode, self.codec, self.crf = mode, codec, crf
         self.transport, self.jpeg_quality = transport, jpeg_quality
         self._dir = Path(video_dir) if video_dir else None
