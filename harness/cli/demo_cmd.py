@@ -20,6 +20,7 @@ from harness.config.run import RunConfig
 from harness.engine import runner
 from harness.errors import EXIT_INCOMPLETE, EXIT_OK, DataError, HarnessError, UnsuitableModelError
 from harness.plugins.loading import PluginState, load_plugins
+from harness.report.escaping import markdown_text, terminal_text
 from harness.results.writer import atomic_write_text
 
 DEMO_MODELS = ("oracle", "random", "prior")
@@ -41,12 +42,12 @@ class Summary:
 
     def row(self, data: str, task: str, model: str, metric: str, value: str, ci: str = "-", n: str = "-") -> None:
         cells = [data, task, model, metric, value, ci, n]
-        self.rows.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+        self.rows.append("| " + " | ".join(markdown_text(c) for c in cells) + " |")
 
     def markdown(self) -> str:
         lines = ["# Demo results", "", *HEADER, *self.rows]
         if self.problems:
-            lines += ["", "Problems (the demo exits 5):", *(f"- {p}" for p in self.problems)]
+            lines += ["", "Problems (the demo exits 5):", *(f"- {markdown_text(p)}" for p in self.problems)]
         return "\n".join(lines) + "\n"
 
 
@@ -151,7 +152,7 @@ def main(argv: list[str]) -> int:
             _run_model(run_one, data, model, members, summary)
     text = summary.markdown()
     atomic_write_text(args.out / "summary.md", text)
-    print(text)
+    print(terminal_text(text))
     print(f"summary: {args.out / 'summary.md'}", file=sys.stderr)
     if summary.problems:
         print(f"demo incomplete (exit {EXIT_INCOMPLETE}):", file=sys.stderr)

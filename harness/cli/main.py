@@ -15,6 +15,7 @@ from typing import Optional
 from harness.cli.commands import RUN, find_command, usage
 from harness.cli.verbosity import pop_verbosity
 from harness.errors import EXIT_INTERRUPTED, EXIT_USAGE, ConfigError, HarnessError, describe_os_error
+from harness.report.escaping import TerminalFormatter, terminal_text
 
 
 def main(argv: Optional[list[str]] = None) -> int:
@@ -22,9 +23,11 @@ def main(argv: Optional[list[str]] = None) -> int:
     try:
         level, argv = pop_verbosity(argv)
     except ConfigError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {terminal_text(exc)}", file=sys.stderr)
         return exc.exit_code
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", force=True)
+    for handler in logging.getLogger().handlers:  # names and messages from files are shown, not obeyed
+        handler.setFormatter(TerminalFormatter("%(levelname)s %(name)s: %(message)s"))
     logging.getLogger("harness").setLevel(level)
     name = RUN
     try:
@@ -35,11 +38,11 @@ def main(argv: Optional[list[str]] = None) -> int:
         command = find_command(name).load()
         return int(command(rest) or 0)
     except HarnessError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {terminal_text(exc)}", file=sys.stderr)
         return exc.exit_code
     except OSError as exc:  # a user's path (missing, a file where a folder goes, a full disk): no traceback
         logging.getLogger("harness").debug("OSError in '%s'", name, exc_info=True)
-        print(f"error: {describe_os_error(exc)}", file=sys.stderr)
+        print(f"error: {terminal_text(describe_os_error(exc))}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print(
