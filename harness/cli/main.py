@@ -9,12 +9,14 @@ messages and exit codes.
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from typing import Optional
 
 from harness.cli.commands import RUN, find_command, usage
 from harness.cli.verbosity import pop_verbosity
-from harness.errors import EXIT_INTERRUPTED, EXIT_USAGE, ConfigError, HarnessError, describe_os_error
+from harness.engine.interrupts import exit_code, install, interrupted, settle
+from harness.errors import EXIT_USAGE, ConfigError, HarnessError, describe_os_error
 from harness.report.escaping import TerminalFormatter, terminal_text
 
 
@@ -44,9 +46,28 @@ def main(argv: Optional[list[str]] = None) -> int:
         logging.getLogger("harness").debug("OSError in '%s'", name, exc_info=True)
         print(f"error: {terminal_text(describe_os_error(exc))}", file=sys.stderr)
         return EXIT_USAGE
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         print(
-            "interrupted: finished samples are in the cache; rerun the same command to resume",
+            f"interrupted ({exc or 'SIGINT'}): every answer that arrived is in the cache; rerun the same "
+            "command to resume",
             file=sys.stderr,
         )
-        return EXIT_INTERRUPTED
+        return exit_code(exc)
+
+
+def entry() -> None:
+    """The process's entry point (`python -m harness`, the `harness` script): SIGINT, SIGTERM and SIGHUP stop
+    a command once (harness.engine.interrupts), and an interrupted command exits at once with its code, 128 +
+    the signal, without waiting for threads still blocked on a server (their answers had not arrived)."""
+    install()
+    try:
+        code = main()
+    except KeyboardInterrupt as exc:  # a signal between the command's end and here
+        code = exit_code(exc)
+    settle()
+    if interrupted():
+        sys.stdout.flush()
+        sys.stderr.flush()
+        logging.shutdown()
+        os._exit(code)
+    raise SystemExit(code)
