@@ -8,12 +8,17 @@ import signal
 import subprocess
 import sys
 import time
+from types import SimpleNamespace
 
 import pytest
 from servers.holding import HoldingServer
 from test_core_resume import _cached
 
 from conftest import harness_env
+from harness.cache.responses import ResponseCache
+from harness.contract.messages import Response
+from harness.engine.frame_feed import FrameFeed
+from harness.engine.generation import Generation, GenerationPipeline
 
 
 def _start(tmp_path, colors_root, plugin_site, server) -> subprocess.Popen:
@@ -70,3 +75,23 @@ def test_an_interrupt_keeps_every_answer_that_arrived_and_exits_with_its_code(
     assert "Traceback" not in err and "interrupted (" in err, err
     assert _cached(tmp_path / "cache") == 6, "every answer that arrived is in the cache"
     assert not list((tmp_path / "out").rglob("results_*.json")), "no results file written half-way"
+
+
+def test_answers_waiting_in_the_pipeline_or_arriving_after_it_ends_are_committed(tmp_path):
+    """The part a signal cannot time: answers queued but not yet handled when the loop ends, and answers
+    that come back from threads afterwards, all reach the response cache."""
+    cache = ResponseCache(tmp_path / "responses.sqlite", shard=None)
+    model = SimpleNamespace(name="m", max_in_flight=4)
+    gen = Generation(model, cache, lambda i, f: None, lambda i: None, {"generated": 0, "cache_hits": 0})
+    pipeline = GenerationPipeline(gen, None, FrameFeed(None, 0, 0))
+
+    def inst(k: int):
+        return SimpleNamespace(key=f"k{k}", media_log=[], task=SimpleNamespace(name="t"))
+
+    for k in range(3):  # arrived while the loop was busy elsewhere
+        pipeline._arrive((inst(k), Response(text=f"answer {k}")))
+    pipeline._arrive((inst(9), RuntimeError("a failed call is not an answer")))
+    pipeline._keep_arrived()  # what the loop's `finally` does when an interrupt ends it
+    pipeline._arrive((inst(3), Response(text="answer 3")))  # a thread's answer after the loop ended
+    got = cache.get_many([f"k{k}" for k in range(10)])
+    assert sorted(got) == ["k0", "k1", "k2", "k3"] and got["k3"]["response"]["text"] == "answer 3"
