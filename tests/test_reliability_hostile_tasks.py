@@ -78,6 +78,8 @@ REFUSED = {
     "list_repr.jinja": "data only",
     "nested_range.jinja": "steps",
     "loop_over_product.jinja": "steps",
+    "macro_fork.jinja": "ran over",
+    "macro_recursion.jinja": "calls itself too deeply",
     "string_times.jinja": "over the limit",
     "list_times.jinja": "over the limit",
     "doubling_plus.jinja": "over the limit",
@@ -99,7 +101,7 @@ def test_hostile_templates_are_refused_quickly_with_the_task_named(tmp_path, nam
     start = time.monotonic()
     with pytest.raises((ConfigError, RowFieldError)) as exc:
         task.render_prompt({"question": "hi", "doc_id": "1"})
-    assert time.monotonic() - start < 3
+    assert time.monotonic() - start < 5  # the 2 s render limit, with room for a loaded machine
     text = str(exc.value)
     assert f"hostile_{name.split('.')[0]}" in text and REFUSED[name] in text, text
     assert name in text or isinstance(exc.value, RowFieldError), "the template is named"

@@ -6,7 +6,8 @@ outside that folder is refused, so a third-party task cannot pull `/etc/passwd` 
 API model would receive). Hook files are confined to the same folder (harness/plugins/references.py).
 
 Each render is bounded (a `SecurityError`, reported as the task's ConfigError): at most MAX_RENDER_STEPS
-template lines and MAX_RENDER_S seconds (nested `range` loops), MAX_OUTPUT_CHARS of output and of any string
+steps (loop iterations and calls: every `{% for %}` iterates through a counter the syntax tree is given, and
+the sandbox counts each call, so a nested `range` or a macro that forks ends) and MAX_RENDER_S seconds, MAX_OUTPUT_CHARS of output and of any string
 or list built by `*`, `+`, `%` or `replace` (string multiplication), and no filter or output that shows an
 object rather than data (`format` and `pprint` are gone; printing a method or class is refused).
 """
@@ -15,19 +16,19 @@ from __future__ import annotations
 
 import operator
 import os
-import sys
+import threading
 import time
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from jinja2 import FileSystemLoader, StrictUndefined, TemplateError, TemplateNotFound
+from jinja2 import FileSystemLoader, StrictUndefined, TemplateError, TemplateNotFound, nodes
 from jinja2.compiler import CodeGenerator
 from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
 
 from harness.errors import ConfigError
 
-#: the most template lines one render may run (a prompt needs hundreds)
+#: the most steps (loop iterations and calls) one render may take (a prompt needs tens)
 MAX_RENDER_STEPS = 200_000
 #: the longest one render may take, in seconds
 MAX_RENDER_S = 2.0
@@ -96,6 +97,33 @@ def _join(items: tuple) -> str:
     return "".join(parts)
 
 
+class _Budget(threading.local):
+    """The steps (loop iterations, calls, attribute reads) left to the render running in this thread."""
+
+    steps = 0
+    deadline = 0.0
+
+    def start(self) -> None:
+        self.steps, self.deadline = 0, time.monotonic() + MAX_RENDER_S
+
+    def step(self) -> None:
+        self.steps += 1
+        if self.steps > MAX_RENDER_STEPS:
+            raise SecurityError(f"the template ran over {MAX_RENDER_STEPS} steps (a loop too long?)")
+        if self.steps % 256 == 0 and time.monotonic() > self.deadline:
+            raise SecurityError(f"the template ran over {MAX_RENDER_S} s")
+
+
+_budget = _Budget()
+
+
+def _counted(iterable: Any) -> Any:
+    """What every `{% for %}` iterates: the same items, each a step of the render's budget."""
+    for item in iterable:
+        _budget.step()
+        yield item
+
+
 class _BoundedCodeGenerator(CodeGenerator):
     """Jinja's code generator with `a ~ b` compiled to the environment's bounded join."""
 
@@ -113,6 +141,17 @@ class BoundedSandbox(ImmutableSandboxedEnvironment):
     intercepted_binops = frozenset(_BINOPS)
     code_generator_class = _BoundedCodeGenerator
     bounded_join = staticmethod(_join)
+
+    def _parse(self, source: str, name: Any, filename: Any) -> nodes.Template:
+        """The template's syntax tree with every loop's iterable counted (`_counted`)."""
+        tree = super()._parse(source, name, filename)
+        for loop in tree.find_all(nodes.For):
+            loop.iter = nodes.Filter(loop.iter, "counted_loop", [], [], None, None, lineno=loop.lineno)
+        return tree
+
+    def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
+        _budget.step()  # every call in a template (a macro calling itself too) is a step
+        return super().call(__context, __obj, *args, **kwargs)
 
     def wrap_str_format(self, value: Any) -> Any:
         """`str.format` / `format_map` with its arguments checked to be data and its result bounded."""
@@ -160,6 +199,7 @@ def _environment(base_dir: str) -> BoundedSandbox:
         env.filters.pop(name, None)  # format / pprint show reprs; the others grow text by an argument
     env.filters["replace"] = _replace
     env.filters["string"] = _string
+    env.filters["counted_loop"] = _counted
     env.globals.pop("lipsum", None)
     return env
 
@@ -170,36 +210,15 @@ def _inline(base_dir: str, text: str) -> Any:
     return _environment(base_dir).from_string(text)
 
 
-def _bounded_render(env: BoundedSandbox, tpl: Any, context: dict[str, Any]) -> str:
-    """`tpl` rendered under a step, time and output budget: a tracer counts the template's own lines
-    (frames whose globals hold this environment) and raises SecurityError inside it past a limit."""
-    deadline = time.monotonic() + MAX_RENDER_S
-    steps = 0
-
-    def in_template(frame, event, arg):
-        nonlocal steps
-        if event == "line":
-            steps += 1
-            if steps > MAX_RENDER_STEPS:
-                raise SecurityError(f"the template ran over {MAX_RENDER_STEPS} steps (a loop too long?)")
-            if steps % 512 == 0 and time.monotonic() > deadline:
-                raise SecurityError(f"the template ran over {MAX_RENDER_S} s")
-        return in_template
-
-    def on_call(frame, event, arg):
-        return in_template if frame.f_globals.get("environment") is env else None
-
-    previous = sys.gettrace()
-    sys.settrace(on_call)
-    try:
-        out, total = [], 0
-        for chunk in tpl.generate(**context):
-            total += len(chunk)
-            _bounded(total, "the prompt")
-            out.append(chunk)
-        return "".join(out)
-    finally:
-        sys.settrace(previous)
+def _bounded_render(tpl: Any, context: dict[str, Any]) -> str:
+    """`tpl` rendered under a step, time and output budget (loops and calls count steps, `_Budget`)."""
+    _budget.start()
+    out, total = [], 0
+    for chunk in tpl.generate(**context):
+        total += len(chunk)
+        _bounded(total, "the prompt")
+        out.append(chunk)
+    return "".join(out)
 
 
 def render(
@@ -209,7 +228,11 @@ def render(
     env = _environment(str(base_dir))
     try:
         tpl = env.get_template(template_file) if template_file else _inline(str(base_dir), text or "")
-        return _bounded_render(env, tpl, context).strip()
+        return _bounded_render(tpl, context).strip()
+    except RecursionError:
+        raise ConfigError(
+            f"{what}: template {template_file or '(inline)'}: calls itself too deeply"
+        ) from None
     except TemplateError as exc:
         raise ConfigError(
             f"{what}: template {template_file or '(inline)'}: {type(exc).__name__}: {exc}"
