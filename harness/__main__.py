@@ -1,5 +1,5 @@
 """`python -m harness` entry point."""
 
-from harness.cli.main import main
+from harness.cli.main import entry
 
-raise SystemExit(main())
+entry()

@@ -163,7 +163,7 @@ def test_cache_serves_second_run_without_model_calls(tmp_path, colors_root, stat
     calls = log.read_text().count("\n")
     second = run(cfg, state)
     assert calls == 24 and log.read_text().count("\n") == 24
-    assert second.stats == {"cache_hits": 24, "generated": 0, "clips_loaded": 0}
+    assert second.stats == {"cache_hits": 24, "generated": 0, "clips_loaded": 0, "cache_rejected": 0}
     varying = ("created", "samples_files", *TIMING_KEYS)
     strip = lambda r: {k: v for k, v in r.items() if k not in varying}  # noqa: E731
     assert strip(first.results) == strip(second.results)

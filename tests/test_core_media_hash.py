@@ -56,7 +56,7 @@ def test_a_rerun_reads_no_video_to_key_its_requests(tmp_path, colors_root, with_
     monkeypatch.setattr(probe, "_memo", {})
     _forbid_reading(monkeypatch)
     again = run(cfg, load_plugins())
-    assert again.stats == {"cache_hits": 24, "generated": 0, "clips_loaded": 0}
+    assert again.stats == {"cache_hits": 24, "generated": 0, "clips_loaded": 0, "cache_rejected": 0}
     assert again.results["task_results"]["colors_qa"]["metrics"] == first.results["task_results"]["colors_qa"]["metrics"]
 
 

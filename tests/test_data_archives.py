@@ -143,3 +143,39 @@ def test_concurrent_first_uses_unpack_once(tmp_path):
 def test_names():
     assert is_archive("a/B.TAR.GZ") and is_archive("x.tgz") and not is_archive("x.json")
     assert archive_stem("videos.tar.gz") == "videos" and archive_stem("v.zip") == "v"
+
+
+def _chain(n: int) -> list[tuple[str, str]]:
+    """`l0 -> .` then `l<i> -> l<i-1>/l<i-1>/..`: each as written stays inside, followed they climb out."""
+    links = [("l0", ".")]
+    for i in range(1, n):
+        links.append((f"l{i}", f"l{i - 1}/" * i + ".."))
+    return links
+
+
+#: chains of links, each link harmless as written, that leave the folder once the earlier links are followed
+CHAINS = {
+    "dot_then_up": [("l1", "."), ("l2", "l1/..")],
+    "long_chain": _chain(8),
+    "through_a_folder_link": [("d/up", ".."), ("d/up/out", "..")],
+    "member_through_link": [("d/up", ".."), ("d/up/l", "."), ("d/up/l/x", "../..")],
+    "loop": [("a", "b"), ("b", "a"), ("c", "a/x")],
+}
+
+
+@pytest.mark.parametrize("name", sorted(CHAINS))
+def test_a_chain_of_links_that_leaves_is_refused_in_tar_and_zip(name, tmp_path):
+    links = CHAINS[name]
+    t = _tar(tmp_path / "chain.tar", [_file("good.txt", b"g"), *(_link(n, t) for n, t in links)], mode="w")
+    z = _zip(tmp_path / "chain.zip", {"good.txt": b"g"}, dict(links))
+    for bad in (t, z):
+        with pytest.raises(ArchiveError, match="links before it|loop of links") as err:
+            unpack_archive(bad, tmp_path / "cache")
+        assert bad.name in str(err.value) and "\n" not in str(err.value)
+    assert [p for p in (tmp_path / "cache" / "archives").iterdir() if not p.name.endswith(".lock")] == []
+
+
+def test_a_chain_of_links_that_stays_inside_is_kept(tmp_path):
+    members = [_file("v/2024/a.mp4", b"A"), _link("v/cur", "2024"), _link("v/latest", "cur/a.mp4")]
+    folder = unpack_archive(_tar(tmp_path / "ok.tar", members, mode="w"), tmp_path / "cache")
+    assert (folder / "v" / "latest").read_bytes() == b"A"

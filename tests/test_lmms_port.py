@@ -253,8 +253,10 @@ def test_cluster_key_from_process_results(tmp_path, colors_root, with_plugin):
     assert metrics["detail"]["ci_note"]
 
 
-def test_native_build_request_hook_may_return_absolute_paths(tmp_path):
-    """A path the task's own hook returns is the task's responsibility; a relative one keeps the root rule."""
+def test_native_build_request_hook_may_return_absolute_paths_inside_the_root(tmp_path, monkeypatch):
+    """An absolute path the task's own hook returns is kept inside the dataset folder and refused outside it
+    unless --allow_external_symlinks (issue 37: a TempCloze virtual clip's source); a relative one keeps the
+    root rule."""
     from harness.api import MediaPathError, TaskConfig
     from harness.data.task import Task
 
@@ -267,6 +269,12 @@ def test_native_build_request_hook_may_return_absolute_paths(tmp_path):
     task = Task(cfg, tmp_path)
     task.data_root = tmp_path / "data"
     (tmp_path / "data").mkdir()
+    inside = str(tmp_path / "data" / "clip.mp4")
+    assert task.build_messages({"doc_id": "0", "clip": inside})[0].content[0].ref.path == inside
+    monkeypatch.delenv("HARNESS_ALLOW_EXTERNAL_SYMLINKS", raising=False)
+    with pytest.raises(MediaPathError, match="outside the dataset folder"):
+        task.build_messages({"doc_id": "0", "clip": "/elsewhere/clip.mp4"})
+    monkeypatch.setenv("HARNESS_ALLOW_EXTERNAL_SYMLINKS", "1")
     msgs = task.build_messages({"doc_id": "0", "clip": "/elsewhere/clip.mp4"})
     assert msgs[0].content[0].ref.path == "/elsewhere/clip.mp4"
     with pytest.raises(MediaPathError, match="escapes"):

@@ -3,8 +3,10 @@
 Several processes may share one file: SQLite's locking serialises writers and WAL lets readers go on.
 Each answer is committed as it arrives (harness.engine.generation), so a killed run loses only the calls in flight.
 A full disk or any write failure disables the cache for the rest of the run with one warning; the run
-goes on. A row that is not valid JSON is dropped with a warning and recomputed. Values are stored as
-ASCII JSON, so text with invalid Unicode (a lone surrogate a server sent) is stored escaped and comes back
+goes on. Each row carries the sha256 of its stored value (`checksum`); a row whose value does not match it
+(a flipped byte, a hand edit, a row from before checksums), or that is not a JSON object, is a miss: dropped
+with a warning, counted (`ResponseCache.rejected`, the run's `cache_rejected`) and recomputed, never served
+as an answer. Values are stored as ASCII JSON, so text with invalid Unicode (a lone surrogate a server sent) is stored escaped and comes back
 unchanged.
 
 On a network filesystem (NFS, Lustre, CIFS, ...) SQLite's WAL mode is not safe (its shared-memory index
@@ -16,6 +18,7 @@ else `<host>-rank<RANK>` when the cache dir is on a network filesystem, else non
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
@@ -37,7 +40,8 @@ CREATE TABLE IF NOT EXISTS responses (
     value TEXT NOT NULL,
     model TEXT,
     task TEXT,
-    created REAL
+    created REAL,
+    checksum TEXT
 )
 """
 
@@ -106,6 +110,7 @@ class ResponseCache:
         if self.shard:
             self.path = self.path.with_name(f"{self.path.stem}.{self.shard}{self.path.suffix}")
         self.disabled_reason: Optional[str] = None
+        self._rejected: set[str] = set()  # keys of rows found corrupt (checksum or JSON): misses
         self._lock = threading.Lock()
         self._conn: Optional[sqlite3.Connection] = None
         self._others: dict[Path, Optional[sqlite3.Connection]] = {}  # other shards, read only
@@ -133,6 +138,7 @@ class ResponseCache:
                 conn.execute("PRAGMA synchronous = NORMAL")
                 conn.execute(_SCHEMA)
                 conn.execute(_CLAIMS)
+                _add_checksum_column(conn)
                 return conn
             except sqlite3.OperationalError as exc:
                 conn.close()
@@ -149,6 +155,11 @@ class ResponseCache:
         if self.disabled_reason is None:
             self.disabled_reason = reason
             log.warning("response cache disabled, the run goes on without it: %s", reason)
+
+    @property
+    def rejected(self) -> int:
+        """How many keys had a corrupt row (failed checksum or not a JSON object) in this process."""
+        return len(self._rejected)
 
     @property
     def enabled(self) -> bool:
@@ -192,12 +203,14 @@ class ResponseCache:
                         chunk = wanted[i : i + 500]
                         marks = ",".join("?" * len(chunk))
                         rows = conn.execute(
-                            f"SELECT key, value FROM responses WHERE key IN ({marks})", chunk
+                            f"SELECT key, value, checksum FROM responses WHERE key IN ({marks})", chunk
                         ).fetchall()
-                        for k, v in rows:
-                            value = _loads(path, k, v)
+                        for k, v, digest in rows:
+                            value = _loads(path, k, v, digest, warn=k not in self._rejected)
                             if value is not None:
                                 out[k] = value
+                            else:
+                                self._rejected.add(k)
                 except sqlite3.Error as exc:
                     if conn is self._conn:
                         self._disable(f"read failed on {self.path}: {exc}")
@@ -208,14 +221,16 @@ class ResponseCache:
 
     def put_many(self, items: Iterable[tuple[str, dict[str, Any], str, str]]) -> None:
         """Store (key, value, model, task) rows in one transaction (values as ASCII JSON)."""
-        rows = [(k, json.dumps(v, sort_keys=True), m, t, time.time()) for k, v, m, t in items]
+        texts = [(k, json.dumps(v, sort_keys=True), m, t) for k, v, m, t in items]
+        rows = [(k, text, m, t, time.time(), checksum(text)) for k, text, m, t in texts]
         if not self.enabled or not rows:
             return
         try:
             with self._lock:
                 self._conn.execute("BEGIN IMMEDIATE")
                 self._conn.executemany(
-                    "INSERT OR REPLACE INTO responses (key, value, model, task, created) VALUES (?, ?, ?, ?, ?)",
+                    "INSERT OR REPLACE INTO responses (key, value, model, task, created, checksum) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
                     rows,
                 )
                 self._conn.executemany("DELETE FROM claims WHERE key = ?", [(r[0],) for r in rows])
@@ -335,20 +350,38 @@ def _alive(host: Optional[str], pid: Optional[int], at: Optional[float], now: fl
     return True
 
 
-def _loads(path: Path, key: str, text: Any) -> Optional[dict[str, Any]]:
-    """A row's value, or None (with a warning) when it is not a JSON object: the answer is recomputed."""
-    try:
-        value = json.loads(text)
-    except (ValueError, TypeError) as exc:
+def checksum(text: str) -> str:
+    """The sha256 (hex) of a stored value's text, kept beside it in the row."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _add_checksum_column(conn: sqlite3.Connection) -> None:
+    """Give a cache file made before checksums its `checksum` column (its old rows, without one, are misses)."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(responses)")}
+    if "checksum" not in columns:
+        conn.execute("ALTER TABLE responses ADD COLUMN checksum TEXT")
+
+
+def _loads(path: Path, key: str, text: Any, digest: Any, warn: bool = True) -> Optional[dict[str, Any]]:
+    """A row's value, or None (with a warning) when it fails its checksum or is not a JSON object: the
+    answer is recomputed."""
+    problem = None
+    if not isinstance(text, str) or digest != checksum(text):
+        problem = "no checksum (stored before checksums)" if digest is None else "checksum mismatch"
+    else:
+        try:
+            value = json.loads(text)
+        except (ValueError, TypeError) as exc:
+            problem = str(exc)
+        else:
+            if isinstance(value, dict):
+                return value
+            problem = "not an object"
+    if warn:
         log.warning(
-            "response cache: dropping corrupt row %s in %s (%s); it will be recomputed", key[:16], path, exc
-        )
-        return None
-    if not isinstance(value, dict):
-        log.warning(
-            "response cache: dropping corrupt row %s in %s (not an object); it will be recomputed",
+            "response cache: dropping corrupt row %s in %s (%s); it will be recomputed",
             key[:16],
             path,
+            problem,
         )
-        return None
-    return value
+    return None

@@ -9,6 +9,7 @@ from pathlib import Path
 from harness.cli.args import ALLOW_INCOMPLETE_HELP, ArgumentParser
 from harness.errors import EXIT_OK, EXIT_REGRESSION, ConfigError
 from harness.report.compare import compare_runs, comparison_markdown
+from harness.report.escaping import terminal_text
 from harness.report.loading import expand_paths, load_run, unique_labels
 from harness.results.writer import atomic_write_text
 from harness.scoring.completeness import refuse_incomplete
@@ -81,7 +82,7 @@ def main(argv: list[str]) -> int:
     if not cmp.deltas:
         raise ConfigError(f"compare: {args.base} and {args.new} share no task with a common metric")
     text = comparison_markdown(cmp)
-    print(text, end="")
+    print(terminal_text(text), end="")
     if args.out:
         out = Path(args.out)
         body = json.dumps(cmp.to_json(), indent=2, sort_keys=True) + "\n" if out.suffix == ".json" else text

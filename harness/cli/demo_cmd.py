@@ -26,6 +26,7 @@ from harness.config.run import RunConfig
 from harness.engine import runner
 from harness.errors import EXIT_INCOMPLETE, EXIT_OK, DataError, HarnessError, UnsuitableModelError
 from harness.plugins.loading import PluginState, load_plugins
+from harness.report.escaping import markdown_text, terminal_text
 from harness.results.writer import atomic_write_text
 
 log = logging.getLogger("harness.demo")
@@ -58,7 +59,7 @@ class Summary:
 
     def row(self, data: str, task: str, model: str, metric: str, value: str, ci: str = "-", n: str = "-") -> None:
         cells = [data, task, model, metric, value, ci, n]
-        self.rows.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+        self.rows.append("| " + " | ".join(markdown_text(c) for c in cells) + " |")
 
     def markdown(self) -> str:
         lines = ["# Demo results", "", *HEADER, *self.rows]
@@ -66,7 +67,7 @@ class Summary:
             lines += ["", "Skipped (the harness refuses these baselines there, before any model call):"]
             lines += [f"- {line}" for line in self.skipped_lines()]
         if self.problems:
-            lines += ["", "Problems (the demo exits 5):", *(f"- {p}" for p in self.problems)]
+            lines += ["", "Problems (the demo exits 5):", *(f"- {markdown_text(p)}" for p in self.problems)]
         return "\n".join(lines) + "\n"
 
 
@@ -173,9 +174,9 @@ def main(argv: list[str]) -> int:
             _run_model(run_one, data, model, members, summary)
     text = summary.markdown()
     atomic_write_text(args.out / "summary.md", text)
-    print(text)
+    print(terminal_text(text))
     for line in summary.skipped_lines():
-        print(f"skipped {line}", file=sys.stderr)
+        print(f"skipped {terminal_text(line)}", file=sys.stderr)
     print(f"summary: {args.out / 'summary.md'}", file=sys.stderr)
     if summary.problems:
         print(f"demo incomplete (exit {EXIT_INCOMPLETE}):", file=sys.stderr)

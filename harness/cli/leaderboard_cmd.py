@@ -6,6 +6,7 @@ from pathlib import Path
 
 from harness.cli.args import ALLOW_INCOMPLETE_HELP, ArgumentParser
 from harness.errors import EXIT_OK
+from harness.report.escaping import terminal_text
 from harness.report.leaderboard import build_leaderboard, leaderboard_markdown, render_leaderboard
 from harness.report.loading import load_runs
 from harness.results.writer import atomic_write_text
@@ -27,5 +28,5 @@ def main(argv: list[str]) -> int:
     out = Path(args.out)
     text = render_leaderboard(board, out)
     atomic_write_text(out, text)
-    print(leaderboard_markdown(board), end="")
+    print(terminal_text(leaderboard_markdown(board)), end="")
     return EXIT_OK

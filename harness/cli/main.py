@@ -9,13 +9,16 @@ messages and exit codes.
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from typing import Optional
 
 from harness.cli.commands import RUN, find_command, usage
 from harness.cli.global_flags import subcommand_first
 from harness.cli.verbosity import pop_verbosity
-from harness.errors import EXIT_INTERRUPTED, EXIT_USAGE, ConfigError, HarnessError, describe_os_error
+from harness.engine.interrupts import exit_code, install, interrupted, settle
+from harness.errors import EXIT_USAGE, ConfigError, HarnessError, describe_os_error
+from harness.report.escaping import TerminalFormatter, terminal_text
 
 
 def main(argv: Optional[list[str]] = None) -> int:
@@ -24,9 +27,11 @@ def main(argv: Optional[list[str]] = None) -> int:
         level, argv = pop_verbosity(argv)
         argv = subcommand_first(argv)  # `--include_path X ls tasks` works as `ls tasks --include_path X`
     except ConfigError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {terminal_text(exc)}", file=sys.stderr)
         return exc.exit_code
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", force=True)
+    for handler in logging.getLogger().handlers:  # names and messages from files are shown, not obeyed
+        handler.setFormatter(TerminalFormatter("%(levelname)s %(name)s: %(message)s"))
     logging.getLogger("harness").setLevel(level)
     name = RUN
     try:
@@ -37,15 +42,34 @@ def main(argv: Optional[list[str]] = None) -> int:
         command = find_command(name).load()
         return int(command(rest) or 0)
     except HarnessError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {terminal_text(exc)}", file=sys.stderr)
         return exc.exit_code
     except OSError as exc:  # a user's path (missing, a file where a folder goes, a full disk): no traceback
         logging.getLogger("harness").debug("OSError in '%s'", name, exc_info=True)
-        print(f"error: {describe_os_error(exc)}", file=sys.stderr)
+        print(f"error: {terminal_text(describe_os_error(exc))}", file=sys.stderr)
         return EXIT_USAGE
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         print(
-            "interrupted: finished samples are in the cache; rerun the same command to resume",
+            f"interrupted ({exc or 'SIGINT'}): every answer that arrived is in the cache; rerun the same "
+            "command to resume",
             file=sys.stderr,
         )
-        return EXIT_INTERRUPTED
+        return exit_code(exc)
+
+
+def entry() -> None:
+    """The process's entry point (`python -m harness`, the `harness` script): SIGINT, SIGTERM and SIGHUP stop
+    a command once (harness.engine.interrupts), and an interrupted command exits at once with its code, 128 +
+    the signal, without waiting for threads still blocked on a server (their answers had not arrived)."""
+    install()
+    try:
+        code = main()
+    except KeyboardInterrupt as exc:  # a signal between the command's end and here
+        code = exit_code(exc)
+    settle()
+    if interrupted():
+        sys.stdout.flush()
+        sys.stderr.flush()
+        logging.shutdown()
+        os._exit(code)
+    raise SystemExit(code)

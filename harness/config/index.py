@@ -17,8 +17,8 @@ from harness.errors import ConfigError
 from harness.plugins.registry import Entry
 
 
-def _configs_of_file(path: Path) -> list[dict]:
-    data = load_with_includes(path)
+def _configs_of_file(path: Path, root: Path) -> list[dict]:
+    data = load_with_includes(path, root)
     variants = data.pop("variants", None) or []
     configs = [data]
     if not isinstance(variants, list):
@@ -49,9 +49,14 @@ def index_task_path(
         raise ConfigError(f"task path {path} does not exist")
     entries: list[Entry] = []
     tagged: dict[str, tuple[Path, list[str]]] = {}
+    root = (path if path.is_dir() else path.parent).resolve()
     for f in files:
         try:
-            entries.extend(_entries_of_file(f, plugin, plugin_version))
+            if not f.resolve().is_relative_to(root):
+                raise ConfigError(
+                    f"{f}: a symlink to {f.resolve()}, outside the task folder {root}; copy the file into the folder"
+                )
+            entries.extend(_entries_of_file(f, root, plugin, plugin_version))
         except ConfigError as exc:
             if errors is None:
                 raise
@@ -87,9 +92,9 @@ def _inline_groups(cfg: dict, f: Path, depth: int = 0) -> list[dict]:
     return out
 
 
-def _entries_of_file(f: Path, plugin: str, plugin_version: str) -> list[Entry]:
+def _entries_of_file(f: Path, root: Path, plugin: str, plugin_version: str) -> list[Entry]:
     entries = []
-    configs = _configs_of_file(f)
+    configs = _configs_of_file(f, root)
     for cfg in list(configs):
         if "group" in cfg and isinstance(cfg.get("task"), list):
             configs[:0] = _inline_groups(cfg, f)

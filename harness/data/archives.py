@@ -7,7 +7,10 @@ its content-addressed blob, so a new revision unpacks anew and the same one is u
 is checked before anything is written, and the archive is refused whole (`ArchiveError`, naming the archive
 and the member) when a member would land outside the target: an absolute path or drive, a `..` that climbs
 out, a symlink or hardlink whose target is outside, or anything that is not a file, folder or link (devices,
-FIFOs). Unpacking goes to a temporary folder beside the target, renamed into place when complete (under a
+FIFOs). Links are followed as the unpacked tree would follow them: every member's folder, and every link's
+target, is resolved through the links of the members before it (`_Tree`), so a chain such as `l1 -> .`,
+`l2 -> l1/..` (each harmless as written) or a member written through a link that leaves is refused as well.
+Unpacking goes to a temporary folder beside the target, renamed into place when complete (under a
 file lock, so concurrent runs unpack once); a killed unpack leaves no half folder behind as the result.
 
 Rows may name files inside an unpacked folder by absolute path: `is_unpacked(path)` tells the core's media
@@ -77,6 +80,58 @@ def _inside(name: str, what: str, archive: Path) -> str:
     return norm
 
 
+#: the most links one path may pass through before it counts as a loop (the kernel's own limit is 40)
+_MAX_LINK_HOPS = 40
+
+
+class _Tree:
+    """The links among the members seen so far, to resolve a path as the unpacked folder would."""
+
+    def __init__(self, archive: Path) -> None:
+        self.archive = archive
+        self.links: dict[str, str] = {}  # normalised member name -> symlink target as written
+
+    def resolve(self, path: str, member: str, hops: int = 0) -> list[str]:
+        """`path` (relative to the folder) with every earlier link followed; ArchiveError when it leaves."""
+        out: list[str] = []
+        for part in path.replace("\\", "/").split("/"):
+            if part in ("", "."):
+                continue
+            if part == "..":
+                if not out:
+                    raise ArchiveError(
+                        f"archive {self.archive}: member '{member}' resolves outside the folder through the "
+                        "links before it; refusing to unpack it"
+                    )
+                out.pop()
+                continue
+            out.append(part)
+            target = self.links.get("/".join(out))
+            if target is not None:
+                if hops >= _MAX_LINK_HOPS:
+                    raise ArchiveError(
+                        f"archive {self.archive}: member '{member}' is in a loop of links; refusing it"
+                    )
+                if target.startswith(("/", "\\")) or (len(target) > 1 and target[1] == ":"):
+                    raise ArchiveError(
+                        f"archive {self.archive}: member '{member}' passes through a link to the absolute path "
+                        f"'{target}'; refusing it"
+                    )
+                out = self.resolve("/".join(out[:-1] + [target]), member, hops + 1)
+        return out
+
+    def add(self, name: str, link: Optional[str], hard: bool) -> None:
+        """Check one member (its folder, and a link's target, resolved through the links before it)."""
+        parent = posixpath.dirname(name)
+        self.resolve(parent, name)
+        if link is not None:
+            self.resolve(link if hard else posixpath.join(parent, link), name)
+        if link is not None and not hard:
+            self.links[name] = link
+        else:
+            self.links.pop(name, None)  # a later file or folder replaces an earlier link
+
+
 def _link_target(member: str, target: str, archive: Path, hard: bool) -> None:
     """A link's target must stay inside the folder (a symlink's relative to its own folder)."""
     if target.startswith(("/", "\\")) or (len(target) > 1 and target[1] == ":"):
@@ -92,11 +147,15 @@ def _link_target(member: str, target: str, archive: Path, hard: bool) -> None:
 
 
 def _check_tar(tar: tarfile.TarFile, archive: Path) -> None:
+    tree = _Tree(archive)
     for m in tar.getmembers():
         name = _inside(m.name, "member", archive)
         if m.issym() or m.islnk():
             _link_target(name, m.linkname, archive, hard=m.islnk())
-        elif not (m.isfile() or m.isdir()):
+            tree.add(name, m.linkname, hard=m.islnk())
+        elif m.isfile() or m.isdir():
+            tree.add(name, None, hard=False)
+        else:
             raise ArchiveError(
                 f"archive {archive}: member '{m.name}' is not a file, folder or link (a device or FIFO); refusing it"
             )
@@ -105,16 +164,28 @@ def _check_tar(tar: tarfile.TarFile, archive: Path) -> None:
 def _check_zip(zf: zipfile.ZipFile, archive: Path) -> list[tuple[str, str]]:
     """Every member checked; the symlinks [(member, target)] (zipfile itself would write them as files)."""
     links = []
+    tree = _Tree(archive)
     for info in zf.infolist():
         name = _inside(info.filename, "member", archive)
         mode = info.external_attr >> 16
         if stat.S_ISLNK(mode):
-            target = zf.read(info).decode("utf-8", "surrogateescape")
+            with zf.open(info) as f:
+                target = f.read(4096).decode("utf-8", "surrogateescape")
             _link_target(name, target, archive, hard=False)
             links.append((name, target))
+            tree.add(name, target, hard=False)
         elif stat.S_IFMT(mode) not in (0, stat.S_IFREG, stat.S_IFDIR):  # 0: no Unix type (a plain file)
             raise ArchiveError(
                 f"archive {archive}: member '{info.filename}' is not a file or folder; refusing it"
+            )
+        else:
+            tree.add(name, None, hard=False)
+    # the links are written after every file (`_extract`): a file's folder must also resolve inside through
+    # links that come after it in the archive
+    for info in zf.infolist():
+        if not stat.S_ISLNK(info.external_attr >> 16):
+            tree.resolve(
+                posixpath.dirname(posixpath.normpath(info.filename.replace("\\", "/"))), info.filename
             )
     return links
 

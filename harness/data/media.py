@@ -13,6 +13,8 @@ from typing import Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from harness.frames.folder import frame_files
+
 
 class Segment(BaseModel):
     """A half-open span [start, end) of a source video, in frames or seconds."""
@@ -145,30 +147,75 @@ def safe_media_path(root: Path, rel: str, what: str, checked: Optional[set[str]]
     return Path(resolve_media_path(root, rel, what, checked))
 
 
-def resolve_media_path(root: Path | str, rel: str, what: str, checked: Optional[set[str]] = None) -> str:
-    """`root / rel` resolved, for a media path taken from a dataset row.
+def _refusal(what: str, kind: str, text: str, full: str, root: Path | str) -> MediaPathError:
+    return MediaPathError(
+        f"{what}: {kind} '{text}' is a symlink to {full}, outside the dataset folder {root}; "
+        "if you trust it, rerun with --allow_external_symlinks (its frames are sent to the model, "
+        "which for an API model means a third party; see docs/reliability.md)"
+    )
+
+
+def _inside_root(full: str, real_root: str) -> bool:
+    """Whether a real path lies in the dataset folder (or, for a hub snapshot, in its repository's blobs)."""
+    blobs = hub_blobs(real_root)
+    return _is_below(full, real_root) or (blobs is not None and _is_below(full, blobs))
+
+
+def _check_frames(full: str, real_root: str, what: str, text: str, root: Path | str) -> None:
+    """A frame folder's frames are files of the dataset too: a frame that is a link out is refused."""
+    if not os.path.isdir(full):
+        return
+    for frame in frame_files(full):
+        if frame.is_symlink():
+            real = os.path.realpath(frame)
+            if not _inside_root(real, real_root):
+                raise _refusal(what, f"frame '{frame.name}' of the frame folder", text, real, root)
+
+
+def resolve_media_path(
+    root: Path | str, rel: str, what: str, checked: Optional[set[str]] = None, kind: str = "media path"
+) -> str:
+    """`root / rel` resolved, for a media path (or split file, `kind`) taken from a dataset.
 
     The row's path must stay inside the root as written: absolute paths and `..` that climb out are
     refused. In a release fetched into the HF hub cache, the snapshot's symlinks into its repository's
-    `blobs/` are inside (`hub_blobs`). A symlink the user placed inside the root may point elsewhere only with the opt-in
-    `--allow_external_symlinks` (an API model would receive the frames of whatever it points at).
+    `blobs/` are inside (`hub_blobs`). A symlink the user placed inside the root (the file, a folder on the
+    way, or a frame of a frame folder) may point elsewhere only with the opt-in `--allow_external_symlinks`
+    (an API model would receive the frames of whatever it points at).
     `checked`: a set the caller keeps for one run, so the folders many rows share are checked once.
     """
     text = str(rel)
     if os.path.isabs(text) or text.startswith(("/", "\\")):
         raise MediaPathError(
-            f"{what}: media path '{text}' is absolute; paths must be relative to the dataset folder"
+            f"{what}: {kind} '{text}' is absolute; paths must be relative to the dataset folder"
         )
     if os.path.normpath(text).split(os.sep)[0] == os.pardir:
-        raise MediaPathError(f"{what}: media path '{text}' escapes the dataset folder {root} ('..')")
+        raise MediaPathError(f"{what}: {kind} '{text}' escapes the dataset folder {root} ('..')")
     real_root = _real_root(str(root))
     full = _resolve_below(real_root, text, checked)
-    blobs = hub_blobs(real_root)
-    inside = _is_below(full, real_root) or (blobs is not None and _is_below(full, blobs))
-    if not inside and not external_symlinks_allowed():
-        raise MediaPathError(
-            f"{what}: media path '{text}' is a symlink to {full}, outside the dataset folder {root}; "
-            "if you trust it, rerun with --allow_external_symlinks (its frames are sent to the model, "
-            "which for an API model means a third party; see docs/reliability.md)"
-        )
+    if external_symlinks_allowed():
+        return full
+    if not _inside_root(full, real_root):
+        raise _refusal(what, kind, text, full, root)
+    marker = full + os.sep + "*frames"  # a frame folder many rows share is listed once per run
+    if (checked is None or marker not in checked) and os.path.isdir(full):
+        _check_frames(full, real_root, what, text, root)
+        if checked is not None:
+            checked.add(marker)
     return full
+
+
+def confine_absolute(root: Path | str, path: str, what: str) -> str:
+    """An absolute media path (a task hook built it, e.g. a virtual clip's source) kept only when it resolves
+    inside the dataset folder `root`, or with `--allow_external_symlinks`; else MediaPathError."""
+    real_root = _real_root(str(root))
+    full = os.path.realpath(path)
+    if external_symlinks_allowed():
+        return path
+    if not _inside_root(full, real_root):
+        raise MediaPathError(
+            f"{what}: media path '{path}' is outside the dataset folder {root}; a task may only read files "
+            "inside it (rerun with --allow_external_symlinks if you trust it; see docs/reliability.md)"
+        )
+    _check_frames(full, real_root, what, path, root)
+    return path

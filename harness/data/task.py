@@ -33,6 +33,7 @@ from harness.data.filters import FilterPipeline, build_pipelines
 from harness.data.media import (  # noqa: F401 - MediaPathError, safe_media_path re-exported
     MediaPathError,
     VideoRef,
+    confine_absolute,
     external_symlinks_allowed,
     resolve_media_path,
     safe_media_path,
@@ -355,17 +356,17 @@ class Task:
         return messages
 
     def _media_path(self, root: Path, path: str, doc: dict, from_hook: bool) -> str:
-        """A video path checked by the root rule; absolute paths a hook returned (the task's responsibility),
-        that point into media a `datasets` dataset provided (`media_roots`) or into an archive the harness
-        unpacked are kept; any other absolute path of a `datasets` row only with the opt-in
-        `--allow_external_symlinks`."""
+        """A video path checked by the root rule. Absolute paths are kept when they point into media a
+        `datasets` dataset provided (`media_roots`) or into an archive the harness unpacked, or (a hook built
+        them) resolve inside the dataset folder; any other only with the opt-in `--allow_external_symlinks`."""
         what = f"task '{self.name}' doc '{doc['doc_id']}'"
         if os.path.isabs(path) and (
-            from_hook
-            or any(Path(path).resolve().is_relative_to(r) for r in self.media_roots)
+            any(Path(path).resolve().is_relative_to(r) for r in self.media_roots)
             or is_unpacked(path)  # a file of a release's archive, unpacked by the harness into its cache
         ):
             return path
+        if os.path.isabs(path) and from_hook:  # e.g. a virtual clip's source: inside the dataset folder only
+            return confine_absolute(root, path, what)
         if os.path.isabs(path) and self.media_roots:  # the rows came through `datasets`
             if external_symlinks_allowed():
                 return path
@@ -531,8 +532,11 @@ def read_jsonl_rows(path: Path, what: str) -> list:
 def _read_local_split(root: Path, split: str, task: str, names: Optional[list[str]] = None) -> list[dict]:
     names = names or [f"{split}.jsonl", f"{split}.json", f"data/{split}.jsonl", f"data/{split}.json"]
     for name in names:
-        p = root / name
-        if p.exists():
+        if (root / name).exists():
+            try:
+                p = Path(resolve_media_path(root, name, f"task '{task}'", kind="split file"))
+            except MediaPathError as exc:
+                raise DataError(str(exc)) from None
             if p.suffix == ".jsonl":
                 return read_jsonl_rows(p, f"task '{task}'")
             try:

@@ -65,7 +65,7 @@ class Evaluator:
         self.responses = None if cfg.no_cache else ResponseCache(cache_dir / "responses.sqlite")
         self.frames = None if cfg.no_cache else FrameCache(cache_dir / "frames")
         media_hash.set_store(None if cfg.no_cache else cache_dir / "hashes")  # content hashes, kept
-        self.stats = {"cache_hits": 0, "generated": 0, "clips_loaded": 0}
+        self.stats = {"cache_hits": 0, "generated": 0, "clips_loaded": 0, "cache_rejected": 0}
         self._sample_frames: dict[tuple[str, int], SampleFrames] = {}
 
     # -- building ----------------------------------------------------------------------------------
@@ -207,6 +207,7 @@ class Evaluator:
             feed.close()
             bar.close()
         self.stats["clips_loaded"] += feed.clips.stats["decoded"]  # decoded, or read from the frame cache
+        self.stats["cache_rejected"] = self.responses.rejected if self.responses is not None else 0
 
     def _generation(self) -> Generation:
         """What the generation pipeline needs of this run: the model, the response cache, decoding, scoring

@@ -13,13 +13,16 @@ What it guarantees (docs/reliability.md, docs/frames.md):
 - each answer is committed to the response cache as it arrives (a kill repeats no finished call), answers
   of a partly failed call are kept, and only the requests that failed become `generation` errors;
 - `--strict` stops before the next model call once any sample has an error (the calls in flight finish
-  and are cached).
+  and are cached);
+- an interrupt (harness.engine.interrupts) keeps every answer that arrived: those waiting to be handled are
+  committed as the pipeline ends, and those that arrive after it are committed as they come.
 Generation order may differ from dataset order; records are ordered by the instances, never by arrival.
 """
 
 from __future__ import annotations
 
 import queue
+import threading
 import time
 from collections import deque
 from collections.abc import Callable
@@ -31,6 +34,7 @@ from harness.cache.responses import ResponseCache
 from harness.contract.messages import Request, Response
 from harness.contract.model import Model, Result
 from harness.engine.frame_feed import FrameFeed
+from harness.engine.interrupts import protected
 from harness.engine.sample import Instance, sample_error
 from harness.errors import HarnessError, StrictModeError
 
@@ -67,6 +71,8 @@ class GenerationPipeline:
         self.followers: dict[str, list[Instance]] = {}
         self.stop: Optional[BaseException] = None  # the StrictModeError or fatal error that ends the run
         self._results: queue.Queue = queue.Queue()
+        self._closed = False  # the loop ended: answers still arriving are committed where they land
+        self._arrival = threading.Lock()
 
     # -- the loop ----------------------------------------------------------------------------------
     def run(self, todo: list[Instance]) -> None:
@@ -118,6 +124,7 @@ class GenerationPipeline:
                 else:
                     self._handle(item)
         finally:
+            self._keep_arrived()  # an interrupt or a stop: no answer that came back is lost
             self.feed.stop()  # decodes not started are dropped (none are left when the run went through)
             for p in (dpool, gpool):
                 if p is not None:
@@ -142,8 +149,41 @@ class GenerationPipeline:
         if gpool is None:
             self._call(ready, self._handle)  # inline: answers handled as they arrive
             return 0
-        gpool.submit(self._call, ready, self._results.put)
+        gpool.submit(self._call, ready, self._arrive)
         return 1
+
+    def _arrive(self, item: Any) -> None:
+        """A generate thread's result: to the loop, or (the loop ended) committed to the cache at once."""
+        with self._arrival:
+            if not self._closed:
+                self._results.put(item)
+                return
+        self._keep([item])
+
+    def _keep_arrived(self) -> None:
+        """The loop is ending: commit every answer waiting in the queue (later ones go through `_arrive`)."""
+        with self._arrival:
+            self._closed = True
+        waiting = []
+        while True:
+            try:
+                waiting.append(self._results.get_nowait())
+            except queue.Empty:
+                break
+        self._keep(waiting)
+
+    def _keep(self, items: list[Any]) -> None:
+        answers = [
+            self._cache_entry(inst, result)
+            for inst, result in (i for i in items if i is not _DONE)
+            if inst is not None and isinstance(result, Response)
+        ]
+        if answers and self.generation.responses is not None:
+            self.generation.responses.put_many(answers)
+
+    def _cache_entry(self, inst: Instance, response: Response) -> tuple[str, dict, str, str]:
+        value = {"response": response.to_json(), "media": inst.media_log}
+        return inst.key, value, self.generation.model.name, inst.task.name
 
     def _room(self, window: deque[set[str]]) -> bool:
         """Whether one more batch may be decoded ahead: the usual window, or more while the waiting batches
@@ -221,9 +261,8 @@ class GenerationPipeline:
             inst.response = result
             self.generation.stats["generated"] += 1
             if self.generation.responses is not None:
-                value = {"response": result.to_json(), "media": inst.media_log}
-                entry = (inst.key, value, self.generation.model.name, inst.task.name)
-                self.generation.responses.put_many([entry])
+                with protected():  # a signal now is raised after the commit, not half-way through it
+                    self.generation.responses.put_many([self._cache_entry(inst, result)])
         else:
             if self.generation.strict and self.stop is None:
                 self.stop = StrictModeError(

@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Optional
 
 from harness.report.compat import Mismatch, find_mismatches
+from harness.report.escaping import markdown_text
 from harness.report.loading import task_config, task_result
 from harness.report.stats import N_RESAMPLES, paired_values
 from harness_metrics import bootstrap_ci
@@ -207,7 +208,7 @@ def _verdict(d: Delta) -> str:
 def comparison_markdown(cmp: Comparison) -> str:
     """A markdown table of the deltas (regressions marked), with notes on unpaired rows and mismatches."""
     lines = [
-        f"**compare** base `{cmp.base}` → new `{cmp.new}`",
+        f"**compare** base {markdown_text(cmp.base)} → new {markdown_text(cmp.new)}",
         "",
         "| task | metric | base | new | delta | 95 % CI | pairs | verdict |",
         "|---|---|---|---|---|---|---|---|",
@@ -216,16 +217,16 @@ def comparison_markdown(cmp: Comparison) -> str:
         verdict = _verdict(d)
         ci = "–" if d.ci is None else f"[{d.ci[0]:+.4f}, {d.ci[1]:+.4f}]"
         pairs = str(d.n_pairs) if d.paired else "unpaired"
-        name = f"**{d.metric}**" if d.gated else d.metric
+        name = f"**{markdown_text(d.metric)}**" if d.gated else markdown_text(d.metric)
         delta = "–" if d.delta is None else f"{d.delta:+.4f}"
         lines.append(
-            f"| {d.task} | {name} | {_fmt(d.base)} | {_fmt(d.new)} | {delta} | {ci} | {pairs} | {verdict} |"
+            f"| {markdown_text(d.task)} | {name} | {_fmt(d.base)} | {_fmt(d.new)} | {delta} | {ci} | {pairs} | {verdict} |"
         )
     notes = []
     if cmp.only_base:
-        notes.append("only in base: " + ", ".join(cmp.only_base))
+        notes.append("only in base: " + markdown_text(", ".join(cmp.only_base)))
     if cmp.only_new:
-        notes.append("only in new: " + ", ".join(cmp.only_new))
+        notes.append("only in new: " + markdown_text(", ".join(cmp.only_new)))
     if any(not d.paired for d in cmp.deltas):
         notes.append("unpaired rows: no samples files next to a results file; CIs combine the runs' own CIs")
     notes.extend(m.describe() for m in cmp.mismatches)

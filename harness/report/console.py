@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from harness.report.engine import renderer_sections
+from harness.report.escaping import table_cell, terminal_text
 from harness.report.markdown_writer import table_markdown
 from harness.report.pruning import prune_table
 
@@ -38,7 +39,7 @@ def summary_table(results: dict[str, Any]) -> str:
             mark = "*" if m["n"] < res.get("n_rows", m["n"]) else ""
             partial = partial or bool(mark)
             rows.append(
-                f"| {name} | {mname} | {value}{mark} | {ci_text} | {m['n']} | {_coverage(res)} | {res['n_errors']} "
+                f"| {table_cell(name)} | {table_cell(mname)} | {value}{mark} | {ci_text} | {m['n']} | {_coverage(res)} | {res['n_errors']} "
                 f"| {res['n_invalid']} | {res.get('n_dropped', 0)} |"
             )
     for name, g in (results.get("group_results") or {}).items():
@@ -47,7 +48,7 @@ def summary_table(results: dict[str, Any]) -> str:
             mark = "*" if "n_rows" in g and m["n"] < g["n_rows"] else ""
             partial = partial or bool(mark)
             rows.append(
-                f"| {name} (group) | {mname} | {value}{mark} | - | {m['n']} | {_coverage(g)} "
+                f"| {table_cell(name)} (group) | {table_cell(mname)} | {value}{mark} | - | {m['n']} | {_coverage(g)} "
                 f"| {g.get('n_errors', '-')} | {g.get('n_invalid', '-')} | {g.get('n_dropped', '-')} |"
             )
     return "\n".join(rows + ([PARTIAL_NOTE] if partial else []))
@@ -95,4 +96,4 @@ def run_summary(
     if registry is not None:
         parts += headline_tables(results, records, registry)
     parts.append(report_hint(results_path))
-    return "\n\n".join(parts)
+    return terminal_text("\n\n".join(parts))

@@ -4,10 +4,10 @@ scripts and no external assets, so the file can be mailed, archived or published
 from __future__ import annotations
 
 import base64
-import html
 import re
 from collections.abc import Sequence
 
+from harness.report.escaping import MARKDOWN_ESCAPE, html_text
 from harness.report.formatting import chance_text, ci_text, value_text
 from harness.report.markdown_writer import column_chance
 from harness.report.sections import Cell, ReportSection, Table
@@ -33,10 +33,18 @@ pre { background: #f7f7f7; border: 1px solid #e3e3e3; padding: 0.5em; white-spac
 
 
 def _inline(text: str) -> str:
-    out = html.escape(text)
+    """Inline Markdown: `code`, **bold**, _em_, and backslash escapes (`markdown_text`) as literal text."""
+    held: list[str] = []
+
+    def hold(m: re.Match) -> str:
+        held.append(m.group(1))
+        return f"\ue000{len(held) - 1}\ue001"
+
+    out = html_text(MARKDOWN_ESCAPE.sub(hold, re.sub("[\ue000\ue001]", "", text)))
     out = re.sub(r"`([^`]+)`", r"<code>\1</code>", out)
     out = re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", out)
-    return re.sub(r"(?<![\w*])_([^_]+)_(?![\w*])", r"<em>\1</em>", out)
+    out = re.sub(r"(?<![\w*])_([^_]+)_(?![\w*])", r"<em>\1</em>", out)
+    return re.sub("\ue000([0-9]+)\ue001", lambda m: html_text(held[int(m.group(1))]), out)
 
 
 def markdown_to_html(text: str) -> str:
@@ -60,7 +68,7 @@ def markdown_to_html(text: str) -> str:
             j = i + 1
             while j < len(lines) and not lines[j].startswith("```"):
                 j += 1
-            out.append("<pre>" + html.escape("\n".join(lines[i + 1 : j])) + "</pre>")
+            out.append("<pre>" + html_text("\n".join(lines[i + 1 : j])) + "</pre>")
             i = j + 1
             continue
         if not line.strip():
@@ -88,36 +96,34 @@ def band_colour(cell: Cell) -> str:
 def cell_html(cell: Cell, show_chance: bool) -> str:
     """A <td> with the value, its CI, n, and the chance shading."""
     if cell.fmt == "text":
-        return f'<td class="text">{html.escape(value_text(cell))}</td>'
+        return f'<td class="text">{html_text(value_text(cell))}</td>'
     classes = "chance" if cell.at_or_below_chance() else ""
-    body = html.escape(value_text(cell))
+    body = html_text(value_text(cell))
     ci = ci_text(cell)
     if ci:
-        body += f' <span class="ci">{html.escape(ci)}</span>'
+        body += f' <span class="ci">{html_text(ci)}</span>'
     if show_chance and cell.chance is not None and cell.show_chance:
-        body += f' <span class="n">chance {html.escape(chance_text(cell))}</span>'
+        body += f' <span class="n">chance {html_text(chance_text(cell))}</span>'
     if cell.note:
-        body += f' <span class="n">{html.escape(cell.note)}</span>'
+        body += f' <span class="n">{html_text(cell.note)}</span>'
     title = f"n = {cell.n}" if cell.n is not None else ""
-    return f'<td class="{classes}" style="{band_colour(cell)}" title="{html.escape(title)}">{body}</td>'
+    return f'<td class="{classes}" style="{band_colour(cell)}" title="{html_text(title)}">{body}</td>'
 
 
 def table_html(table: Table) -> str:
     """A <table> with caption, header (with shared chance levels) and shaded cells."""
     shared = [column_chance(table, i) for i in range(len(table.columns))]
     head = "".join(
-        f"<th>{html.escape(c)}"
-        + (f'<br><span class="n">chance {html.escape(s)}</span>' if s else "")
-        + "</th>"
+        f"<th>{html_text(c)}" + (f'<br><span class="n">chance {html_text(s)}</span>' if s else "") + "</th>"
         for c, s in zip(table.columns, shared, strict=True)
     )
     rows = []
     for label, cells in table.rows:
         tds = "".join(cell_html(c, not shared[i]) for i, c in enumerate(cells))
-        rows.append(f'<tr><td class="label">{html.escape(label)}</td>{tds}</tr>')
+        rows.append(f'<tr><td class="label">{html_text(label)}</td>{tds}</tr>')
     note = f'<p class="note">{_inline(table.note)}</p>' if table.note else ""
     return (
-        f"<table><caption>{html.escape(table.title)}</caption><thead><tr><th>{html.escape(table.row_header)}"
+        f"<table><caption>{html_text(table.title)}</caption><thead><tr><th>{html_text(table.row_header)}"
         f"</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>{note}"
     )
 
@@ -125,29 +131,29 @@ def table_html(table: Table) -> str:
 def render_html(sections: Sequence[ReportSection], title: str = "Evaluation report") -> str:
     """The whole report as one HTML document with inline CSS and inline PNGs."""
     body = [
-        f"<h1>{html.escape(title)}</h1>",
+        f"<h1>{html_text(title)}</h1>",
         '<p class="legend">Cells: value <span class="ci" style="border:0;width:auto">[95 % CI]</span>; '
         'shading from chance <span style="background:rgba(46,160,67,0.12)"></span> to best '
         '<span style="background:rgba(46,160,67,0.72)"></span>; hatched: at or below chance '
         '<span class="chance"></span>.</p>',
     ]
-    toc = [f'<li><a href="#{s.anchor()}">{html.escape(s.title)}</a></li>' for s in sections if s.level <= 2]
+    toc = [f'<li><a href="#{s.anchor()}">{html_text(s.title)}</a></li>' for s in sections if s.level <= 2]
     body.append("<ul>" + "".join(toc) + "</ul>")
     for s in sections:
         level = max(2, min(6, s.level))
-        body.append(f'<h{level} id="{s.anchor()}">{html.escape(s.title)}</h{level}>')
+        body.append(f'<h{level} id="{s.anchor()}">{html_text(s.title)}</h{level}>')
         if s.text:
             body.append(markdown_to_html(s.text))
         body.extend(f'<div class="scroll">{table_html(t)}</div>' for t in s.tables)
         for f in s.figures:
             data = base64.b64encode(f.data()).decode("ascii")
             body.append(
-                f'<figure><img alt="{html.escape(f.caption)}" src="data:image/png;base64,{data}">'
-                f"<figcaption>{html.escape(f.caption)}</figcaption></figure>"
+                f'<figure><img alt="{html_text(f.caption)}" src="data:image/png;base64,{data}">'
+                f"<figcaption>{html_text(f.caption)}</figcaption></figure>"
             )
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        f"<title>{html.escape(title)}</title><style>{CSS}</style></head><body>\n"
+        f"<title>{html_text(title)}</title><style>{CSS}</style></head><body>\n"
         + "\n".join(body)
         + "\n</body></html>\n"
     )

@@ -17,6 +17,7 @@ from typing import Any, Optional
 
 from harness.errors import ConfigError
 from harness.report.compat import Mismatch, find_mismatches
+from harness.report.escaping import csv_cell, markdown_text
 from harness.report.loading import all_tasks, task_result
 
 
@@ -106,26 +107,32 @@ def _num(x: Optional[float]) -> str:
 
 def leaderboard_markdown(board: Leaderboard) -> str:
     """The ranked table as markdown."""
-    head = ["rank", "model", "score"] + [f"{t} ({board.headlines[t]})" for t in board.tasks]
+    head = ["rank", "model", "score"] + [markdown_text(f"{t} ({board.headlines[t]})") for t in board.tasks]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for e in board.entries:
-        row = [str(e.rank), e.model.replace("|", "\\|"), _num(e.score) or "–"]
+        row = [str(e.rank), markdown_text(e.model), _num(e.score) or "–"]
         row += [_num(e.values[t]) or "–" for t in board.tasks]
         lines.append("| " + " | ".join(row) + " |")
     lines += [
         "",
-        f"score: mean headline over {', '.join(board.scored_tasks) or 'no task shared by every run'}",
+        "score: mean headline over "
+        + (
+            markdown_text(", ".join(board.scored_tasks))
+            if board.scored_tasks
+            else "no task shared by every run"
+        ),
     ]
     return "\n".join(lines) + "\n"
 
 
 def leaderboard_csv(board: Leaderboard) -> str:
-    """The ranked table as CSV (one column per task's headline value)."""
+    """The ranked table as CSV (one column per task's headline value); text cells safe from formula injection."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["rank", "model", "score", *board.tasks, "source"])
+    w.writerow([csv_cell(c) for c in ["rank", "model", "score", *board.tasks, "source"]])
     for e in board.entries:
-        w.writerow([e.rank, e.model, _num(e.score), *(_num(e.values[t]) for t in board.tasks), e.source])
+        values = (_num(e.values[t]) for t in board.tasks)
+        w.writerow([e.rank, csv_cell(e.model), _num(e.score), *values, csv_cell(e.source)])
     return buf.getvalue()
 
 

@@ -5,14 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from harness.report.escaping import markdown_text, table_cell
 from harness.report.formatting import chance_text, ci_text, value_text
 from harness.report.sections import Cell, ReportSection, Table
 
 BELOW_CHANCE_MARK = "°"
-
-
-def _escape(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
 
 
 def column_chance(table: Table, col: int) -> str:
@@ -26,7 +23,10 @@ def column_chance(table: Table, col: int) -> str:
 
 
 def cell_markdown(cell: Cell, show_chance: bool) -> str:
-    """'72.9 [70.1, 75.3]' plus a chance mark or level when relevant."""
+    """'72.9 [70.1, 75.3]' plus a chance mark or level when relevant; a text cell (a model's output, an id)
+    escaped as Markdown text."""
+    if cell.fmt == "text":
+        return markdown_text(value_text(cell))
     parts = [value_text(cell)]
     ci = ci_text(cell)
     if ci:
@@ -38,7 +38,7 @@ def cell_markdown(cell: Cell, show_chance: bool) -> str:
         text += BELOW_CHANCE_MARK
     if cell.note:
         text += f" ({cell.note})"
-    return _escape(text)
+    return table_cell(text)
 
 
 def table_markdown(table: Table) -> str:
@@ -48,15 +48,15 @@ def table_markdown(table: Table) -> str:
     for i, c in enumerate(table.columns):
         level = column_chance(table, i)
         shared.append(bool(level))
-        headers.append(f"{c} (chance {level})" if level else c)
+        headers.append(markdown_text(c) + (f" (chance {level})" if level else ""))
     lines = [
-        f"**{table.title}**",
+        f"**{markdown_text(table.title)}**",
         "",
-        "| " + " | ".join([table.row_header, *map(_escape, headers)]) + " |",
+        "| " + " | ".join([markdown_text(table.row_header), *headers]) + " |",
         "|" + "---|" * (len(headers) + 1),
     ]
     for label, cells in table.rows:
-        row = [_escape(label)] + [cell_markdown(c, not shared[i]) for i, c in enumerate(cells)]
+        row = [markdown_text(label)] + [cell_markdown(c, not shared[i]) for i, c in enumerate(cells)]
         lines.append("| " + " | ".join(row) + " |")
     notes = [table.note] if table.note else []
     if any(c.at_or_below_chance() for _, cells in table.rows for c in cells):
@@ -86,13 +86,14 @@ def write_figures(sections: Sequence[ReportSection], out_dir: Path) -> list[Path
 
 def render_markdown(sections: Sequence[ReportSection], title: str = "Evaluation report") -> str:
     """The whole report as markdown text (figures referenced by relative file name)."""
-    out = [f"# {title}", ""]
+    out = [f"# {markdown_text(title)}", ""]
     for s in sections:
-        out += ["#" * max(2, min(6, s.level)) + " " + s.title, ""]
+        out += ["#" * max(2, min(6, s.level)) + " " + markdown_text(s.title), ""]
         if s.text:
             out += [s.text, ""]
         for t in s.tables:
             out += [table_markdown(t), ""]
         for f in s.figures:
-            out += [f"![{f.caption}]({figure_file(s, f.name)})", "", f"_{f.caption}_", ""]
+            caption = markdown_text(f.caption)
+            out += [f"![{caption}]({figure_file(s, f.name)})", "", f"_{caption}_", ""]
     return "\n".join(out).rstrip() + "\n"

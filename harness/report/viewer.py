@@ -20,6 +20,7 @@ import numpy as np
 
 from harness.data.media import Segment, VideoRef
 from harness.frames import FrameSpec, load_clip
+from harness.report.escaping import markdown_code, markdown_text
 from harness.report.formatting import shorten
 from harness.report.loading import all_tasks, task_config, task_result
 from harness.report.sections import Cell, Figure, ReportSection, Table
@@ -96,8 +97,7 @@ def _clip(text: Any) -> str:
 
 
 def _fence(label: str, text: Any) -> str:
-    body = _clip(text).replace("```", "'''")
-    return f"**{label}**\n\n```\n{body}\n```"
+    return f"**{markdown_text(label)}**\n\n```\n{markdown_code(_clip(text))}\n```"
 
 
 def sample_section(
@@ -113,12 +113,16 @@ def sample_section(
         video = resolve_media(media.get("path", ""), data_dir, data_key)
         if video is None:
             why = "no --data given" if data_dir is None else f"{media.get('path')} not found under {data_dir}"
-            notes.append(f"Frames of `{label}` (indices {indices}) not shown: {why}.")
+            notes.append(
+                f"Frames of {markdown_text(label)} (indices {indices}) not shown: {markdown_text(why)}."
+            )
             continue
         try:
             png, shown = frame_strip(video, indices)
         except Exception as exc:  # a broken video must not stop the report; the note names it
-            notes.append(f"Frames of `{label}` not shown: {type(exc).__name__}: {exc}")
+            notes.append(
+                f"Frames of {markdown_text(label)} not shown: {type(exc).__name__}: {markdown_text(exc)}"
+            )
             continue
         safe = "".join(c if c.isalnum() else "_" for c in f"{task}_{doc_id}_{k}")
         caption = f"{label}: source frames {indices}" + (
@@ -126,7 +130,10 @@ def sample_section(
         )
         figures.append(Figure(f"sample_{safe}.png", caption, png))
     if rec.get("error"):
-        notes.append(f"Sample error: {rec['error'].get('kind')}: {rec['error'].get('message')}")
+        error = rec["error"]
+        notes.append(
+            f"Sample error: {markdown_text(error.get('kind'))}: {markdown_text(error.get('message'))}"
+        )
     parsed = rec.get("parsed") or {}
     text = [
         *notes,

@@ -29,7 +29,7 @@ from harness.api import (
     VideoPart,
 )
 from harness_models.args import as_bool, as_float, as_int, as_str
-from harness_models.openai_api.client import ChatClient, RetryPolicy, ServerError
+from harness_models.openai_api.client import DEFAULT_DEADLINE_S, ChatClient, RetryPolicy, ServerError
 from harness_models.openai_api.encoding import FORMATS, to_messages
 from harness_models.openai_api.video import VideoEncoder
 
@@ -39,6 +39,7 @@ _ARGS = (
     "api_key_env",
     "concurrency",
     "timeout",
+    "request_deadline",
     "max_retries",
     "backoff_base",
     "max_backoff",
@@ -148,7 +149,17 @@ class OpenAIModel(Model):
         self.capabilities = Capabilities(
             video=True, multi_video=multi_video, images=True, max_frames=self.max_frames
         )
-        self.client = ChatClient(self.base_url, api_key, timeout, policy, sends_video=self.video.mode != "images")
+        deadline = as_float(
+            model_args.get("request_deadline", DEFAULT_DEADLINE_S), "request_deadline", n, 0.001
+        )
+        self.client = ChatClient(
+            self.base_url,
+            api_key,
+            timeout,
+            policy,
+            sends_video=self.video.mode != "images",
+            deadline=deadline,
+        )
         self.spent = 0.0
         self.prompt_tokens = 0
         self.completion_tokens = 0

@@ -10,11 +10,17 @@ comes back as a dict (`cast_to=object`): the typed `chat.completions.create()` w
 string to transform its parameters and builds pydantic models of the reply, which cost 3 % of throughput
 at 16 requests in flight here (bench_adapters: 0.92 vs 0.95 of concurrency / latency); servers' extension
 fields (`chat_template_kwargs`) travel as they are.
+
+Besides the per-read `timeout`, each request has a total deadline (`request_deadline`, default
+DEFAULT_DEADLINE_S): the body is read chunk by chunk and a server that trickles its answer a byte at a time,
+or keeps the request in retries, is cut off there; the request fails with RequestTimeout (reason `timeout`),
+not retried.
 """
 
 from __future__ import annotations
 
 import itertools
+import json
 import logging
 import random
 import threading
@@ -29,6 +35,13 @@ from harness_models.openai_api.replies import UnusableReply, check_reply
 
 log = logging.getLogger("harness.models.openai")
 
+#: the default total time one request may take, retries and waits included (`request_deadline`)
+DEFAULT_DEADLINE_S = 600.0
+#: the largest response body read (a chat completion is kilobytes)
+MAX_BODY_BYTES = 64 * 1024 * 1024
+#: openai's own header asking `post` for the unread response, so the body is read here under the deadline
+RAW_RESPONSE_HEADER = "X-Stainless-Raw-Response"
+
 
 class ServerError(RuntimeError):
     """The endpoint kept failing (or refused the request); the message says how and what to check."""
@@ -40,6 +53,12 @@ class UnusableReplyError(ServerError):
     def __init__(self, message: str, reason: str) -> None:
         super().__init__(message)
         self.reason = reason
+
+
+class RequestTimeout(ServerError):
+    """A request ran past its total deadline (`request_deadline`, retries and waits included): cut off, not retried."""
+
+    reason = "timeout"
 
 
 class RepeatedServerError(ServerError):
@@ -95,7 +114,9 @@ class FailureStreak:
             raise self.opened
 
 
-def _broken_message(where: str, status: int, body: str, attempts: int, requests: int, sends_video: bool) -> str:
+def _broken_message(
+    where: str, status: int, body: str, attempts: int, requests: int, sends_video: bool
+) -> str:
     lowered = body.lower()
     video_fix = (
         "install FFmpeg's shared libraries and torchcodec where the server runs (docs/models.md, 'Served "
@@ -170,16 +191,20 @@ class ChatClient:
         sleep: Callable[[float], None] = time.sleep,
         seed: int = 0,
         sends_video: bool = False,
+        deadline: float = DEFAULT_DEADLINE_S,
     ) -> None:
         parts = urllib.parse.urlsplit(base_url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ModelArgsError(f"base_url={base_url!r} is not an http(s) URL such as http://127.0.0.1:8000/v1")
+            raise ModelArgsError(
+                f"base_url={base_url!r} is not an http(s) URL such as http://127.0.0.1:8000/v1"
+            )
         base = base_url.rstrip("/")
         if base.endswith("/chat/completions"):
             base = base[: -len("/chat/completions")]
         openai = _openai()
         self.base_url = base_url
         self.timeout = timeout
+        self.deadline = deadline
         self.policy = policy
         self.sleep = sleep
         self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
@@ -191,12 +216,47 @@ class ChatClient:
         self.streak = FailureStreak(sends_video=sends_video)
         self._calls = itertools.count()
 
-    def _attempt(self, payload: dict[str, Any], call: int) -> dict[str, Any]:
+    def _timed_out(self) -> RequestTimeout:
+        return RequestTimeout(
+            f"{self.base_url}: no complete answer within request_deadline={self.deadline:g}s (retries included); "
+            "the request was cut off. Raise request_deadline in --model_args if the server is just slow"
+        )
+
+    def _post(self, payload: dict[str, Any], due: float) -> Any:
+        """POST one payload and read its body under the deadline `due` (time.monotonic): each read waits at
+        most the time left, and the body is read chunk by chunk so a server trickling bytes is cut off."""
+        left = due - time.monotonic()
+        if left <= 0:
+            raise self._timed_out()
+        options = {"headers": {RAW_RESPONSE_HEADER: "stream"}, "timeout": min(self.timeout, left)}
+        response = self._client.post("/chat/completions", body=payload, cast_to=object, options=options)
+        body = bytearray()
+        try:
+            for chunk in response.iter_bytes():
+                body += chunk
+                if time.monotonic() > due:
+                    raise self._timed_out()
+                if len(body) > MAX_BODY_BYTES:
+                    raise _Transient(f"response body over {MAX_BODY_BYTES} bytes")
+        except (ServerError, _Transient):
+            raise
+        except Exception as err:  # the HTTP library's own read errors (httpx or httpx2, by version)
+            if time.monotonic() > due:
+                raise self._timed_out() from err
+            kind = "no answer within" if "Timeout" in type(err).__name__ else "connection failed reading"
+            raise _Transient(f"{kind} the body ({type(err).__name__}: {err})") from err
+        finally:
+            response.close()
+        return json.loads(bytes(body))
+
+    def _attempt(self, payload: dict[str, Any], call: int, due: float) -> dict[str, Any]:
         openai = _openai()
         self.streak.check()
         try:
-            data: Any = self._client.post("/chat/completions", body=payload, cast_to=object)
+            data: Any = self._post(payload, due)
         except openai.APITimeoutError as err:
+            if time.monotonic() >= due:
+                raise self._timed_out() from err
             raise _Transient(f"no answer within timeout={self.timeout}s") from err
         except openai.APIConnectionError as err:
             raise _Transient(f"connection failed ({type(err).__name__}: {err})") from err
@@ -227,9 +287,10 @@ class ChatClient:
         """The server's JSON answer to one payload and how many retries it took; ServerError when it gives up."""
         last = _Transient("")
         call = next(self._calls)
+        due = time.monotonic() + self.deadline
         for attempt in range(self.policy.max_retries + 1):
             try:
-                data = self._attempt(payload, call)
+                data = self._attempt(payload, call, due)
             except _Transient as err:
                 last = err
                 self.streak.check()  # a server failing every request the same way is not waited for
@@ -237,6 +298,8 @@ class ChatClient:
                     break
                 with self._rng_lock:
                     delay = self.policy.delay(attempt, self._rng, err.retry_after)
+                if time.monotonic() + delay >= due:
+                    raise self._timed_out() from None
                 self.sleep(delay)
                 continue
             self.streak.success()
