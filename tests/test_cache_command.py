@@ -76,3 +76,12 @@ def test_bad_values_and_a_prune_without_flags_are_one_line_errors(tmp_path, caps
     assert "say what to prune" in capsys.readouterr().err
     assert cli_main(["cache", "prune", "--older-than", "soon"]) == 2
     assert "age 'soon' is not an age" in capsys.readouterr().err
+
+
+def test_a_second_run_in_the_process_fills_its_own_cache_dirs_hash_index(tmp_path, with_plugin, colors_root):
+    """Hashes remembered in memory from a run on one cache dir do not leave another cache dir's index empty
+    (a grid's cells or two evaluate() calls in one process): the bug made `cache` show 0 hashes."""
+    state = load_plugins()
+    for name in ("a", "b"):
+        run_in(tmp_path / name, ["colors_qa"], "oracle", colors_root, state, progress=False, log_samples=False)
+        assert _parts(tmp_path / name / "c")["hashes"].entries > 0, name

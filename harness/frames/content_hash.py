@@ -43,6 +43,8 @@ def set_store(folder: Optional[Path | str]) -> None:
     if _index is not None:
         _index.close()
     _index = HashIndex(Path(folder), HASH_VERSION) if folder is not None else None
+    with _lock:  # what memory holds came from (or went to) another store: a new one starts from its own index
+        _memo.clear()
 
 
 def forget() -> None:
