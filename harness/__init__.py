@@ -1,7 +1,7 @@
-"""A plugin-based evaluation harness for video language models."""
+"""A plugin-based evaluation harness for video language models.
 
-from harness import moved
+`harness.evaluate(...)` runs an evaluation from Python (harness/evaluation.py); plugin authors import from
+`harness.api`.
+"""
 
 __version__ = "0.1.0"
-
-moved.install()  # module paths from before the 0.2 regroup keep importing, with a DeprecationWarning

@@ -16,7 +16,6 @@ from harness.plugins import loading as plugins
 from harness.plugins.loading import load_plugins, source_tree_plugins
 
 
-
 def _setup_entry_points() -> dict[str, str]:
     cfg = configparser.ConfigParser()
     cfg.read(REPO / "setup.cfg")

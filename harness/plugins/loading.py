@@ -32,6 +32,7 @@ import pluggy
 
 from harness import __version__, hookspecs
 from harness.config.index import index_task_path
+from harness.errors import PluginConflictError
 from harness.plugins.registry import Entry, Registry
 
 log = logging.getLogger("harness.plugins.loading")
@@ -136,7 +137,8 @@ def _make_register(registry: Registry, info: PluginInfo, kind: str, base_dir: Op
             return
         if factory is None:
             raise TypeError(f"register({name!r}) for a {kind} needs a factory (a class or 'module:attr')")
-        registry.add(Entry(kind, str(name), factory, description, info.name, info.version, extra))
+        entry = Entry(kind, str(name), factory, description, info.name, info.version, extra, info.source)
+        registry.add(entry)
         info.registered.setdefault(kind, []).append(str(name))
 
     return register
@@ -148,7 +150,7 @@ def _call_hooks(
     for kind in hookspecs.KINDS:
         if kinds is not None and kind.name not in kinds:
             continue
-        for impl in getattr(pm.hook, kind.hook).get_hookimpls():  # registration order: the first one wins
+        for impl in getattr(pm.hook, kind.hook).get_hookimpls():
             info = infos[impl.plugin_name]
             module = impl.plugin
             base = Path(module.__file__).parent if getattr(module, "__file__", None) else None
@@ -235,6 +237,9 @@ def load_plugins(
                 info.registered.setdefault("task", []).append(entry.name)
         except Exception as exc:
             info.errors.append(f"{type(exc).__name__}: {exc}")
-    for msg in registry.conflicts:
-        log.warning(msg)
+    if registry.conflicts:
+        raise PluginConflictError(
+            "; ".join(map(str, registry.conflicts))
+            + ". Rename one, or leave one source out (its --include_path, or HARNESS_PLUGINS to pick plugins)"
+        )
     return PluginState(registry=registry, plugins=list(infos.values()))
