@@ -1,12 +1,8 @@
 """A task at run time: its config plus resolved hooks; loads docs, builds requests, parses and scores.
 
-Hook signatures (all optional; see docs/plugins.md):
-  loader(root: Path, split: str, options: dict) -> Iterable[dict]
-  build_request(doc: dict, task: Task) -> list[Message]     (video parts carry VideoRef, frames unset)
-  target(doc) -> Any;  oracle_answer(doc, target) -> str;  answer_space(docs) -> list[str]
-  parse(response: Response, doc) -> Parsed;  score(parsed: Parsed, target, doc) -> dict[str, float | None]
-  prepare_scoring(records: list[dict]) -> None   (batch work for `score`, once per task before it; optional)
-  aggregate(records: list[dict], task: Task) -> dict   (extra tables for results.json)
+Every hook is optional; its contract (argument and return types) is the Protocol of its field in
+harness/contract/hooks.py, checked when the task is built (every reference resolved and its signature checked,
+before any data or model is loaded) and on every value a hook returns where that value is used.
 """
 
 from __future__ import annotations
@@ -19,12 +15,23 @@ import os
 import re
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
 from harness.config.schema import MetricConfig, TaskConfig
 from harness.config.yaml_files import FUNCTION_TAG
+from harness.contract.hooks import (
+    AGGREGATION,
+    HOOKS,
+    DroppedRow,
+    HookContract,
+    Parsed,
+    answer_space_value,
+    check_hook,
+    check_return,
+    oracle_reply,
+    short_repr,
+)
 from harness.contract.messages import Message, Response, TextPart, VideoPart
 from harness.data import hf_datasets as hf_data
 from harness.data.archives import is_unpacked
@@ -42,38 +49,6 @@ from harness.plugins.references import hook_file, load_hook
 from harness.scoring.aggregations import Aggregator, resolve_aggregation
 
 log = logging.getLogger("harness.data.task")
-
-
-@dataclass
-class Parsed:
-    """A parsed model answer: the value, whether it is a valid answer, and why not."""
-
-    answer: Any = None
-    valid: bool = True
-    note: Optional[str] = None
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        out = {"answer": self.answer, "valid": self.valid}
-        if self.note:
-            out["note"] = self.note
-        if self.extra:
-            out["extra"] = self.extra
-        return out
-
-
-@dataclass
-class DroppedRow:
-    """What a loader yields in place of a row it cannot use: counted in the results with its reason.
-
-    `reason` is a short tag (e.g. `bad_split`, `missing_field`), `detail` names the row and the problem.
-    """
-
-    reason: str
-    detail: str = ""
-
-    def to_json(self) -> dict[str, str]:
-        return {"reason": self.reason, "detail": self.detail}
 
 
 def _normalise(text: Any) -> str:
@@ -162,15 +137,39 @@ class Task:
             )
         return self.aggregators[metric.name]
 
-    # -- hooks -------------------------------------------------------------------------------------
+    # -- hooks ----------------------------------------------------------------------------------------
     def hook(self, name: str) -> Optional[Callable]:
-        """The resolved hook `name`, or None when the config does not set it."""
+        """The resolved hook `name` (`loader`, `parse`, ...), or None when the config does not set it."""
         if name not in self._hooks:
-            field_name = "dataset.loader" if name == "loader" else f"hooks.{name}"
-            ref = getattr(self.config.hooks, name, None) if name != "loader" else self.config.dataset.loader
-            hook = load_hook(ref, self.base_dir, self._field(field_name)) if ref else None
-            self._hooks[name] = with_judge(hook) if name == "parse" and hook is not None else hook
+            self._hooks[name] = self._load_hook(name)
         return self._hooks[name]
+
+    def _load_hook(self, name: str) -> Optional[Callable]:
+        field_name = "dataset.loader" if name == "loader" else f"hooks.{name}"
+        ref = self.config.dataset.loader if name == "loader" else getattr(self.config.hooks, name, None)
+        if not ref:
+            return None
+        hook = check_hook(load_hook(ref, self.base_dir, self._field(field_name)), HOOKS[field_name], self.where(), ref)
+        return with_judge(hook) if name == "parse" else hook
+
+    def check_hooks(self) -> None:
+        """Resolve every hook reference of the config and check it against its contract (harness.contract.hooks):
+        HookContractError or ConfigError (exit 2) naming the task, the field and the reference, when the task is
+        built, before any data or model is loaded. File references are checked for confinement first."""
+        self.check_references()
+        for field_name, ref in self.references():
+            contract = _contract_of(field_name)
+            if field_name.startswith(("dataset.loader", "hooks.")):
+                self.hook("loader" if field_name == "dataset.loader" else field_name[len("hooks.") :])
+            elif contract is not None:
+                check_hook(load_hook(ref, self.base_dir, self._field(field_name)), contract, self.where(), ref)
+
+    def hook_failure(self, name: str, exc: BaseException) -> str:
+        """"the parse hook 'REF' raised TypeError: ..." (the task's default parser / scorer without a hook): how
+        a per-sample message names the hook an exception came from, once."""
+        ref = getattr(self.config.hooks, name, None)
+        who = f"the {name} hook '{ref}'" if ref else f"the default {name}"
+        return f"{who} raised {type(exc).__name__}: {exc}"
 
     def where(self) -> str:
         """"task 'NAME' (its YAML file, else its folder)": how messages name the task."""
@@ -248,7 +247,7 @@ class Task:
                 self.dropped.append(doc.to_json())
                 continue
             if not isinstance(doc, dict):
-                what = f"row {i} of split '{split}' is {type(doc).__name__} {_short(doc)}, not a mapping"
+                what = f"row {i} of split '{split}' is {type(doc).__name__} {short_repr(doc)}, not a mapping"
                 self.dropped.append(DroppedRow("not_a_mapping", f"task '{self.name}': {what}").to_json())
                 continue
             doc_id = str(doc.get(self.config.doc_id, doc.get("doc_id", i)))
@@ -376,18 +375,20 @@ class Task:
             return hook(doc)
         return doc.get(self.config.target_field) if self.config.target_field else None
 
-    def oracle_answer(self, doc: dict, target: Any) -> str:
+    def oracle_answer(self, doc: dict, target: Any) -> str | dict[str, Any]:
+        """The oracle's reply: text, or {"text", "structured"} (HookContractError when the hook returns else)."""
         hook = self.hook("oracle_answer")
-        if hook is not None:
-            return hook(doc, target)
-        return target if isinstance(target, str) else json.dumps(target)
+        if hook is None:
+            return target if isinstance(target, str) else json.dumps(target)
+        value = hook(doc, target)
+        oracle_reply(value, f"{self.where()} doc '{doc.get('doc_id')}'")
+        return value
 
     def answer_space(self, docs: list[dict]) -> Optional[list[str] | dict[str, list[str]]]:
         """The `random` baseline's answers: a list, or a dict of lists keyed by the prior key's values."""
         hook = self.hook("answer_space")
         if hook is not None:
-            space = hook(docs)
-            return {str(k): list(v) for k, v in space.items()} if isinstance(space, dict) else list(space)
+            return answer_space_value(hook(docs), self.where())
         if self.config.answer_space:
             return list(self.config.answer_space)
         values = sorted({str(self.target(d)) for d in docs if self.target(d) is not None})
@@ -430,13 +431,19 @@ class Task:
         counts: dict[str, Counter] = {}
         for d in docs:
             k = str(d.get(key, "")) if key else ""
-            counts.setdefault(k, Counter())[str(self.oracle_answer(d, self.target(d)))] += 1
+            reply = oracle_reply(self.oracle_answer(d, self.target(d)), f"{self.where()} doc '{d['doc_id']}'")
+            counts.setdefault(k, Counter())[reply["text"]] += 1
         return {k: sorted(c.items(), key=lambda kv: (-kv[1], kv[0]))[0][0] for k, c in counts.items()}
 
     # -- scoring -----------------------------------------------------------------------------------
-    def parse(self, response: Response, doc: dict) -> Parsed:
+    def parse(self, response: Response, doc: dict, judge: Any = None) -> Parsed:
+        """The parse hook's Parsed for a reply (HookContractError when it returns anything else)."""
         hook = self.hook("parse")
-        return hook(response, doc, None) if hook is not None else default_parse(response, doc)
+        if hook is None:
+            return default_parse(response, doc)
+        parsed = hook(response, doc, judge)
+        what = f"{self.where()} doc '{doc.get('doc_id')}'"
+        return check_return(parsed, "parse", what, "harness.api.Parsed", isinstance(parsed, Parsed))
 
     def prepare_scoring(self, records: list[dict]) -> None:
         """Hand every answer about to be scored to the task's `prepare_scoring` hook, once, before the per-sample
@@ -458,6 +465,8 @@ class Task:
         (answer "" when invalid), which its aggregation (e.g. a registered metric) consumes."""
         hook = self.hook("score")
         scores = hook(parsed, target, doc) if hook is not None else default_score(parsed, target, doc)
+        what = f"{self.where()} doc '{doc.get('doc_id')}'"
+        check_return(scores, "score", what, "dict[str, float | None]", isinstance(scores, dict))
         for m in self.config.metrics:
             if m.name not in scores and self.aggregator(m).corpus:
                 scores = {**scores, m.name: [parsed.answer if parsed.valid else "", target]}
@@ -466,6 +475,13 @@ class Task:
     def logged_doc(self, doc: dict) -> dict:
         fields = self.config.log_doc_fields
         return doc if fields is None else {k: doc.get(k) for k in ["doc_id", *fields]}
+
+
+def _contract_of(field_name: str) -> Optional[HookContract]:
+    """The contract a hook field is checked against (metrics' file aggregations included), or None."""
+    if field_name.startswith("metrics["):
+        return AGGREGATION
+    return HOOKS.get(field_name)
 
 
 class RowFieldError(ValueError):
@@ -495,11 +511,6 @@ def _function_references(value: Any, where: str):
     elif isinstance(value, list):
         for i, item in enumerate(value):
             yield from _function_references(item, f"{where}[{i}]")
-
-
-def _short(value: Any, limit: int = 60) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def read_jsonl_rows(path: Path, what: str) -> list:

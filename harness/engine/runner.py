@@ -13,6 +13,7 @@ from harness import __version__
 from harness.cache import default_cache_dir
 from harness.config.run import RunConfig
 from harness.config.schema import GroupConfig, parse_task_config
+from harness.contract.hooks import GROUP_AGGREGATE, check_hook
 from harness.contract.messages import TaskInfo
 from harness.contract.model import Model
 from harness.data.lmms_task import LmmsTask
@@ -27,7 +28,7 @@ from harness.engine.seeding import Seeds, rescore_in_order, score_in_order, seed
 from harness.errors import ConfigError, UnknownNameError
 from harness.frames.spec import FrameSpec
 from harness.plugins.loading import PluginState, load_plugins
-from harness.plugins.references import hook_file, load_hook
+from harness.plugins.references import load_hook
 from harness.plugins.task_imports import check_task_imports
 from harness.results.lm_eval_keys import add_lm_eval_keys, lm_eval_config, stderrs_of, task_hash
 from harness.results.writer import (
@@ -67,7 +68,7 @@ def build_task(state: PluginState, name: str) -> Task:
     cls = LmmsTask if cfg.lmms is not None else Task
     task = cls(cfg, Path(entry.extra["path"]).parent, entry.plugin, entry.plugin_version)
     task.config_path = Path(entry.extra["path"])
-    task.check_references()
+    task.check_hooks()  # every hook resolved and held to its contract before any data or model loads
     task.resolve_aggregations(state.registry)
     return task
 
@@ -85,7 +86,9 @@ def expand_tasks(state: PluginState, names: list[str]) -> tuple[list[str], dict[
             cfg = parse_task_config(entry.extra["config"], entry.extra["path"])
             cfg.metadata["_base_dir"] = str(Path(entry.extra["path"]).parent)
             if cfg.hooks.aggregate:  # checked now: the hook runs only after every model call
-                hook_file(cfg.hooks.aggregate, Path(cfg.metadata["_base_dir"]), _group_field(name, "hooks.aggregate"))
+                base = Path(cfg.metadata["_base_dir"])
+                hook = load_hook(cfg.hooks.aggregate, base, _group_field(name, "hooks.aggregate"))
+                check_hook(hook, GROUP_AGGREGATE, f"group '{name}' ({entry.extra['path']})", cfg.hooks.aggregate)
             groups[name] = cfg
             for member in cfg.task:
                 visit(member, trail + (name,))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Generic, Optional, TypeVar
 
 from harness import hookspecs
@@ -108,6 +109,13 @@ def resolve_reference(ref: str, what: str = "reference") -> Any:
     return obj
 
 
+def _same_definition(a: Entry, b: Entry) -> bool:
+    """Whether two registrations are one definition: the same task YAML file, or the same factory reference."""
+    if "path" in a.extra and "path" in b.extra:
+        return Path(a.extra["path"]).resolve() == Path(b.extra["path"]).resolve()
+    return isinstance(a.factory, str) and a.factory == b.factory
+
+
 class Table(Generic[T]):
     """The entries of one kind, by name."""
 
@@ -130,7 +138,8 @@ class Registry:
         table = self._tables[entry.kind].entries
         first: Optional[Entry] = table.get(entry.name)
         if first is not None:
-            self.conflicts.append(Conflict(entry.kind, entry.name, first.origin(), entry.origin()))
+            if not _same_definition(first, entry):  # one YAML file reached twice (a plugin and --include_path)
+                self.conflicts.append(Conflict(entry.kind, entry.name, first.origin(), entry.origin()))
             return
         table[entry.name] = entry
 
