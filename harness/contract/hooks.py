@@ -20,13 +20,13 @@ import typing
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional, Protocol, TypedDict, Union, runtime_checkable
+from typing import Any, Optional, Protocol, TypedDict, Union, runtime_checkable
 
 from harness.contract.messages import Message, Request, Response, TaskInfo
 from harness.errors import HookContractError
 
-if TYPE_CHECKING:  # a hook receives the Task; the task module checks hooks against this one
-    from harness.data.task import Task
+#: the `harness.api.Task` a hook receives (named, not imported: the task module imports this one)
+Task = Any
 
 
 # -- the values hooks exchange ------------------------------------------------------------------------------

@@ -161,6 +161,25 @@ def _call_hooks(
                 log.warning("plugin '%s': %s raised %s: %s", info.name, kind.hook, type(exc).__name__, exc)
 
 
+def _index_include_paths(
+    include_paths: Sequence[str | os.PathLike], registry: Registry, infos: dict[str, PluginInfo]
+) -> None:
+    """Register the tasks of every --include_path folder, each as a plugin `include:PATH` of its own."""
+    for raw in include_paths:
+        path = Path(raw)
+        info = PluginInfo(name=f"include:{path}", version="local", source="--include_path", module=str(path))
+        infos[info.name] = info
+        if not path.exists():
+            info.errors.append(f"--include_path {path} does not exist")
+            continue
+        try:  # a bad file is reported by name; the folder's other tasks still register
+            for entry in index_task_path(path, plugin=info.name, plugin_version="local", errors=info.errors):
+                registry.add(entry)
+                info.registered.setdefault("task", []).append(entry.name)
+        except Exception as exc:
+            info.errors.append(f"{type(exc).__name__}: {exc}")
+
+
 def load_plugins(
     include_paths: Sequence[str | os.PathLike] = (),
     modules: Iterable[ModuleType | str] = (),
@@ -224,19 +243,8 @@ def load_plugins(
 
     _call_hooks(pm, registry, infos, kinds)
 
-    for raw in include_paths if kinds is None or "task" in kinds else ():
-        path = Path(raw)
-        info = PluginInfo(name=f"include:{path}", version="local", source="--include_path", module=str(path))
-        infos[info.name] = info
-        if not path.exists():
-            info.errors.append(f"--include_path {path} does not exist")
-            continue
-        try:  # a bad file is reported by name; the folder's other tasks still register
-            for entry in index_task_path(path, plugin=info.name, plugin_version="local", errors=info.errors):
-                registry.add(entry)
-                info.registered.setdefault("task", []).append(entry.name)
-        except Exception as exc:
-            info.errors.append(f"{type(exc).__name__}: {exc}")
+    if kinds is None or "task" in kinds:
+        _index_include_paths(include_paths, registry, infos)
     if registry.conflicts:
         raise PluginConflictError(
             "; ".join(map(str, registry.conflicts))
