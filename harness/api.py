@@ -54,6 +54,7 @@ from harness.errors import (
     HookContractError,
     ModelArgsError,
     ModelLoadError,
+    PluginConflictError,
     UnknownNameError,
     UnsuitableModelError,
 )
@@ -113,6 +114,7 @@ __all__ = [
     "Part",
     "PartialGeneration",
     "PatternsHook",
+    "PluginConflictError",
     "PrepareScoring",
     "ProcessDocs",
     "Request",
