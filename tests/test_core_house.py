@@ -9,6 +9,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from conftest import PACKAGE_DIRS, REPO
+from harness.config.schema import HooksConfig
+from harness.contract.hooks import HOOKS, ModelMethods, check_model_class
+from harness.engine.runner import build_task, expand_tasks
+from harness.plugins.loading import load_plugins
 
 PACKAGES = tuple(PACKAGE_DIRS)  # import names; PACKAGE_DIRS[name] is the folder
 MAX_FUNCTION_LINES = 80
@@ -226,3 +230,28 @@ def test_the_checks_see_what_they_look_for():
     assert _cycles({"a": {"b"}, "b": set()}) == set()
     lazy = ast.parse("import os\n\ndef f():\n    import harness.api\n    from . import sibling\n    import torch\n")
     assert _function_level_imports("harness.cli.main", lazy) == {"harness.api", "harness.cli"}
+
+
+def test_every_hook_has_a_protocol_and_every_built_in_plugin_satisfies_it():
+    """Each hook field a task YAML can name has its contract in harness/contract/hooks.py; every built-in task
+    builds with its hooks checked against them (signatures, declared return types), every group's aggregate
+    hook fits its contract, and every registered model class keeps the model methods' signatures."""
+    fields = {f"hooks.{name}" for name in HooksConfig.model_fields} | {"dataset.loader", "dataset.process_docs"}
+    assert fields <= set(HOOKS), fields - set(HOOKS)
+    assert all(isinstance(c.protocol, type) and "__call__" in vars(c.protocol) for c in HOOKS.values())
+    state = load_plugins()
+    checked = 0
+    for entry in state.registry.entries("task"):
+        if Path(entry.extra["path"]).resolve().is_relative_to(REPO):
+            if entry.extra.get("group"):
+                expand_tasks(state, [entry.name])  # its aggregate hook resolved and checked
+            else:
+                build_task(state, entry.name)
+            checked += 1
+    assert checked > 50
+    models = [e for e in state.registry.entries("model") if e.source.startswith("source tree")]
+    assert len(models) >= 3
+    for entry in models:
+        cls = entry.load()
+        check_model_class(cls)
+        assert all(callable(getattr(cls, m)) for m in vars(ModelMethods) if not m.startswith("_"))
