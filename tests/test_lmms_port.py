@@ -264,9 +264,8 @@ def test_native_build_request_hook_may_return_absolute_paths(tmp_path):
         "    return [Message('user', [VideoPart(ref=VideoRef(path=doc['clip'])), TextPart('q')])]\n"
     )
     cfg = TaskConfig(task="t", version=1, hooks={"build_request": "hooks.py:build"})
-    task = Task(cfg, tmp_path)
-    task.data_root = tmp_path / "data"
     (tmp_path / "data").mkdir()
+    task = Task(cfg, tmp_path, data=tmp_path / "data")
     msgs = task.build_messages({"doc_id": "0", "clip": "/elsewhere/clip.mp4"})
     assert msgs[0].content[0].ref.path == "/elsewhere/clip.mp4"
     with pytest.raises(MediaPathError, match="escapes"):

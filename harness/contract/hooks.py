@@ -154,7 +154,8 @@ class GroupAggregate(Protocol):
 
 
 class Aggregation(Protocol):
-    """A metric's `aggregation: file.py:function`: one number from the metric's per-sample items."""
+    """A metric's `aggregation: file.py:function`: one number from the metric's per-sample items (an lmms-eval
+    aggregation may take a second parameter, `args`: lmms-eval's command-line namespace)."""
 
     def __call__(self, items: list[Any]) -> float: ...
 
@@ -189,7 +190,7 @@ HOOKS: dict[str, HookContract] = {
 }
 #: a group's aggregate hook (group YAMLs) and a metric's file aggregation (task YAMLs)
 GROUP_AGGREGATE = HookContract("hooks.aggregate", GroupAggregate, (1,), (dict, Mapping))
-AGGREGATION = HookContract("aggregation", Aggregation, (1,))
+AGGREGATION = HookContract("aggregation", Aggregation, (1, 2))
 
 
 def _accepts(sig: inspect.Signature, n: int) -> bool:

@@ -43,6 +43,7 @@ from harness.data.media import (  # noqa: F401 - MediaPathError, safe_media_path
     resolve_media_path,
     safe_media_path,
 )
+from harness.data.run_context import LoadedSplit, RunContext
 from harness.data.templates import render
 from harness.errors import ConfigError, DataError, UnsuitableModelError
 from harness.plugins.references import hook_file, load_hook
@@ -80,43 +81,88 @@ def default_score(parsed: Parsed, target: Any, doc: dict) -> dict[str, Optional[
 
 
 class Task:
-    """A configured task; `base_dir` is the folder of its YAML (templates and file hooks live there)."""
+    """A configured task, immutable once built: its config, the folder of its YAML (`base_dir`: templates and
+    file hooks live there), its data (`--data`), cache dir and run context are given when it is built, and a
+    loaded split (`with_split`) or a new run context (`with_run`) makes a new task. Setting an attribute of a
+    built task raises AttributeError."""
 
-    #: the task's YAML file (the runner sets it when it builds a registered task); None: only `base_dir` is known
-    config_path: Optional[Path] = None
-
-    def __init__(self, config: TaskConfig, base_dir: Path, plugin: str = "", plugin_version: str = ""):
+    def __init__(
+        self,
+        config: TaskConfig,
+        base_dir: Path,
+        plugin: str = "",
+        plugin_version: str = "",
+        *,
+        config_path: Optional[Path] = None,
+        data: Optional[Path] = None,
+        cache_dir: Optional[Path] = None,
+        run: RunContext = RunContext(),
+        split: Optional[LoadedSplit] = None,
+    ):
         self.config = config
         self.name = config.task
         self.base_dir = Path(base_dir)
         self.plugin, self.plugin_version = plugin, plugin_version
-        self.data_root: Optional[Path] = None
-        #: rows the last `load_docs` call could not use, each {"reason", "detail"} (see DroppedRow)
-        self.dropped: list[dict[str, str]] = []
-        self._hooks: dict[str, Optional[Callable]] = {}
+        #: the task's YAML file (None: only `base_dir` is known, e.g. a task built from a config in a test)
+        self.config_path = Path(config_path) if config_path is not None else None
+        #: `--data`: the local dataset root of the run (None: the config's source, or the hub release)
+        self.data = Path(data) if data is not None else None
         #: the run's cache dir (video bytes from `datasets` rows are written under it); None: the default
-        self.cache_dir: Optional[Path] = None
-        #: folders whose absolute media paths rows may name; set (non-empty) when rows came through `datasets`
-        self.media_roots: list[Path] = []
-        self._checked_dirs: set[str] = set()  # dataset folders found not to be symlinks since load_docs
+        self.cache_dir = Path(cache_dir) if cache_dir is not None else None
+        #: what the task knows of its run (progress, data revision, the model's names, its output folder)
+        self.run = run
+        #: the split this task was given (`with_split`), or None before one is loaded
+        self.split = split
+        #: the dataset folder media paths resolve under: the loaded split's, else the one `data` names
+        self.data_root: Optional[Path] = split.root if split is not None else self.resolve_root(self.data)
+        #: rows the loaded split could not use, each {"reason", "detail"} (see DroppedRow)
+        self.dropped: list[dict[str, str]] = list(split.dropped) if split is not None else []
+        #: the hub release the docs came from when the run had no --data (recorded in the results)
+        self.release: Optional[FetchedRelease] = split.release if split is not None else None
+        #: folders whose absolute media paths rows may name; non-empty when rows came through `datasets`
+        self.media_roots: list[Path] = list(split.media_roots) if split is not None else []
+        self._hooks: dict[str, Optional[Callable]] = {}  # resolved on first use (check_hooks: all at once)
+        self._checked_dirs: set[str] = set()  # dataset folders found not to be symlinks (once per task)
         #: metric name -> its resolved aggregation (see harness.scoring.aggregations); filled on first use
         self.aggregators: dict[str, Aggregator] = {}
-        #: `--data_revision`: the hub revision of the task's release (or of its hub `datasets` source)
-        self.data_revision: Optional[str] = None
-        #: whether a download shows progress (`--no_progress` turns it off)
-        self.show_progress: bool = True
-        #: the hub release the docs came from when the run had no --data (recorded in the results)
-        self.release: Optional[FetchedRelease] = None
-        #: the names the run's model goes by, most specific first (see `bind_run`)
-        self.model_names: tuple[str, ...] = ()
-        #: where the task's own functions may write files (lmms-eval's `args.output_path`)
-        self.output_dir: Optional[Path] = None
+        self._built = True
 
-    def bind_run(self, model_names: tuple[str, ...], output_dir: Optional[Path]) -> None:
-        """What a task learns of its run before requests are built: the model's names (per-model prompt and
-        generation settings are chosen by them) and the folder its functions may write to."""
-        self.model_names = tuple(model_names)
-        self.output_dir = output_dir
+    def __setattr__(self, name: str, value: Any) -> None:
+        if getattr(self, "_built", False):
+            raise AttributeError(
+                f"{self.where()} is immutable once built: '{name}' cannot be set; build the task with it "
+                "(Task(..., data=, cache_dir=, run=)) or make a new one (with_split, with_run)"
+            )
+        super().__setattr__(name, value)
+
+    def _rebuilt(self, split: Optional[LoadedSplit], run: RunContext) -> Task:
+        """A new task of the same kind and config with this split and run context (resolved hooks and
+        aggregations carried over)."""
+        new = type(self)(
+            self.config, self.base_dir, self.plugin, self.plugin_version, config_path=self.config_path,
+            data=self.data, cache_dir=self.cache_dir, run=run, split=split,
+        )  # fmt: skip
+        new._hooks.update(self._hooks)
+        new.aggregators.update(self.aggregators)
+        return new
+
+    def with_split(self, split: LoadedSplit) -> Task:
+        """This task holding a loaded split (its root, dropped rows, release and media roots)."""
+        return self._rebuilt(split, self.run)
+
+    def with_run(self, run: RunContext) -> Task:
+        """This task in another run context (e.g. with the model's names once the model is known)."""
+        return self._rebuilt(self.split, run)
+
+    @property
+    def model_names(self) -> tuple[str, ...]:
+        """The names the run's model goes by, most specific first (`RunContext.model_names`)."""
+        return self.run.model_names
+
+    @property
+    def output_dir(self) -> Optional[Path]:
+        """Where the task's own functions may write files (lmms-eval's `args.output_path`)."""
+        return self.run.output_dir
 
     def generation_kwargs(self) -> dict[str, Any]:
         """The generation kwargs of this task's requests (before `--gen_kwargs`)."""
@@ -213,89 +259,100 @@ class Task:
         return None
 
     def load_docs(self, data_dir: Optional[Path] = None, split: Optional[str] = None) -> list[dict]:
-        """Every doc of the split, each with a string `doc_id`."""
+        """Every doc of the split, each with a string `doc_id` (`load_split(...).docs`)."""
+        return self.load_split(data_dir, split).docs
+
+    def load_split(self, data_dir: Optional[Path] = None, split: Optional[str] = None) -> LoadedSplit:
+        """The split (default: the config's) under `data_dir` (default: the task's `data`), with the rows the
+        loader could not use; the task itself is unchanged (`with_split` makes the task that holds it)."""
         ds = self.config.dataset
         split = split or ds.split
+        data_dir = self.data if data_dir is None else data_dir
+        release = None
         if data_dir is None and ds.hub is not None and not ds.source:
-            data_dir = self._fetch_release(split)
-        elif data_dir is not None:
-            self.release = None
+            release = self._fetch_release(split)
+            data_dir = release.path
         root = self.resolve_root(data_dir)
-        self.data_root = root
-        self._checked_dirs.clear()  # folders are checked again in every run that loads the data
-        self.media_roots = []  # set again when the rows come through `datasets`
         if root is not None and not root.exists():
             hint = ds.build_hint or "point --data at a dataset folder"
             raise DataError(f"task '{self.name}': dataset folder {root} does not exist; {hint}")
+        media: tuple[Path, ...] = ()
         loader = self.hook("loader")
         if loader is not None:
             docs = list(loader(root, split, dict(ds.options)))
         elif root is not None:
-            docs = self._read_root(root, split)
+            docs, media = self._read_root(root, split)
         elif ds.source:
-            docs = self._load_datasets(None, split)
+            docs, media = self._load_datasets(None, split)
         else:
             hint = f"; {ds.build_hint}" if ds.build_hint else ""
             raise DataError(
                 f"task '{self.name}': no dataset given: pass --data DIR (a local dataset root){hint}"
             )
+        out, dropped = self._checked_rows(docs, split)
+        return LoadedSplit(out, dropped, root, release, media)
+
+    def _checked_rows(self, docs: list, split: str) -> tuple[list[dict], list[dict[str, str]]]:
+        """The loader's rows as docs with unique string ids, and the rows it could not use."""
         seen: set[str] = set()
-        out = []
-        self.dropped = []
+        out: list[dict] = []
+        dropped: list[dict[str, str]] = []
         for i, doc in enumerate(docs):
             if isinstance(doc, DroppedRow):
-                self.dropped.append(doc.to_json())
+                dropped.append(doc.to_json())
                 continue
             if not isinstance(doc, dict):
                 what = f"row {i} of split '{split}' is {type(doc).__name__} {short_repr(doc)}, not a mapping"
-                self.dropped.append(DroppedRow("not_a_mapping", f"task '{self.name}': {what}").to_json())
+                dropped.append(DroppedRow("not_a_mapping", f"task '{self.name}': {what}").to_json())
                 continue
             doc_id = str(doc.get(self.config.doc_id, doc.get("doc_id", i)))
             if doc_id in seen:
                 what = f"row {i} of split '{split}' repeats doc id '{doc_id}' (the first row with it is kept)"
-                self.dropped.append(DroppedRow("duplicate_id", f"task '{self.name}': {what}").to_json())
+                dropped.append(DroppedRow("duplicate_id", f"task '{self.name}': {what}").to_json())
                 continue
             seen.add(doc_id)
             doc = dict(doc)
             doc["doc_id"] = doc_id
             out.append(doc)
-        return out
+        return out, dropped
 
-    def _fetch_release(self, split: str) -> Path:
-        """The task's release from the hub into the HF cache (harness/data/fetch.py); its snapshot is the root."""
+    def _fetch_release(self, split: str) -> FetchedRelease:
+        """The task's release from the hub into the HF cache (harness/data/fetch.py); its snapshot is the root.
+        A task holding a release already (the evaluated split) fetches the same commit, and the two merge."""
         ds = self.config.dataset
-        revision = self.data_revision or (self.release.commit if self.release else None)
+        revision = self.run.data_revision or (self.release.commit if self.release else None)
         got = fetch_release(
-            ds.hub, self.name, split, ds.data_key, dict(ds.options), revision, self.show_progress,
+            ds.hub, self.name, split, ds.data_key, dict(ds.options), revision, self.run.progress,
             base_dir=self.base_dir,
         )
-        self.release = got if self.release is None else self.release.merged(got)
-        return got.path
+        return got if self.release is None else self.release.merged(got)
 
-    def _read_root(self, root: Path, split: str) -> list[dict]:
+    def _read_root(self, root: Path, split: str) -> tuple[list, tuple[Path, ...]]:
         """A local dataset folder or file: `{split}.jsonl` / `.json`, or anything `datasets` reads (parquet,
         csv, saved). A task in lmms-eval's format always reads through `datasets`, so its docs (and what its
-        `process_docs` receives) are the rows lmms-eval gets."""
+        `process_docs` receives) are the rows lmms-eval gets. With the rows: the media roots of `datasets`."""
         ds = self.config.dataset
         if self.config.lmms is not None:
             return self._load_datasets(root, split)
         if root.is_file() and root.suffix.lower() in (".jsonl", ".json"):
-            return _read_local_split(root.parent, root.stem, self.name, [root.name])
+            return _read_local_split(root.parent, root.stem, self.name, [root.name]), ()
         native = root.is_dir() and any(
             (root / f"{p}{split}.{x}").exists() for p in ("", "data/") for x in ("jsonl", "json")
         )
         builder = bool(ds.data_files) and ds.source in hf_data.PACKAGED  # e.g. json + data_files
         if builder or (not native and hf_data.is_datasets_path(root, ds)):
             return self._load_datasets(root, split)
-        return _read_local_split(root, split, self.name)
+        return _read_local_split(root, split, self.name), ()
 
-    def _load_datasets(self, root: Optional[Path], split: str) -> list[dict]:
-        """Rows through HF `datasets` (harness/data/hf_datasets.py); their media may live in the media cache."""
-        self.media_roots = hf_data.media_roots(self.cache_dir)
+    def _load_datasets(self, root: Optional[Path], split: str) -> tuple[list, tuple[Path, ...]]:
+        """Rows through HF `datasets` (harness/data/hf_datasets.py), and the folders their media may live in (the
+        media cache)."""
         ds, media = self.config.dataset, self.config.media_field
-        if self.data_revision and root is None and hf_data.is_hub_source(ds, self.base_dir):
-            ds = ds.model_copy(update={"revision": self.data_revision})
-        return hf_data.load_rows(ds, split, self.name, self.base_dir, root, media, self.cache_dir)
+        revision = self.run.data_revision
+        if revision and root is None and hf_data.is_hub_source(ds, self.base_dir):
+            ds = ds.model_copy(update={"revision": revision})
+        rows = hf_data.load_rows(ds, split, self.name, self.base_dir, root, media, self.cache_dir)
+        return rows, tuple(hf_data.media_roots(self.cache_dir))
 
     # -- requests ----------------------------------------------------------------------------------
     def render_prompt(self, doc: dict) -> str:
@@ -407,19 +464,16 @@ class Task:
                 f"test-only), so the 'prior' baseline has nothing to learn from; {instead}",
                 self.name,
             )
-        saved = (self.data_root, list(self.dropped))  # the evaluated split's accounting stays as it was
         try:
-            docs = self.load_docs(data_dir, split=train)
+            docs = self.load_split(data_dir, split=train).docs  # the task (its evaluated split) is unchanged
         except (DataError, OSError) as exc:
             raise UnsuitableModelError(
                 f"the 'prior' baseline needs the training split '{train}' of task '{self.name}', which did "
                 f"not load ({exc}); {instead}",
                 self.name,
             ) from exc
-        finally:
-            self.data_root, self.dropped = saved
         if not docs:
-            root = self.resolve_root(data_dir)
+            root = self.resolve_root(self.data if data_dir is None else data_dir)
             where = f" under {root}" if root else ""
             raise UnsuitableModelError(
                 f"task '{self.name}': its training split '{train}'{where} has no rows, so the 'prior' baseline "
