@@ -45,8 +45,9 @@ from harness.contract.messages import (
 from harness.contract.model import Model, PartialGeneration, Result
 from harness.data.archives import ArchiveError, archive_stem, is_archive, is_unpacked, unpack_archive
 from harness.data.hub import checkpoint_kwargs
+from harness.data.local_split import read_jsonl_rows
 from harness.data.media import Segment, VideoRef
-from harness.data.task import MediaPathError, Task, read_jsonl_rows, safe_media_path
+from harness.data.task import MediaPathError, Task, safe_media_path
 from harness.errors import (
     ConfigError,
     DataError,

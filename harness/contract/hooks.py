@@ -15,7 +15,9 @@ Model adapters implement `harness.api.Model`; `ModelMethods` below states each m
 
 from __future__ import annotations
 
+import functools
 import inspect
+import re
 import typing
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -158,6 +160,35 @@ class Aggregation(Protocol):
     aggregation may take a second parameter, `args`: lmms-eval's command-line namespace)."""
 
     def __call__(self, items: list[Any]) -> float: ...
+
+
+# -- the defaults: what a task without the hook gets ------------------------------------------------------
+def _normalise(text: Any) -> str:
+    return re.sub(r"[^\w\s]", "", str(text)).strip().lower()
+
+
+def with_judge(parse: Callable) -> Callable:
+    """A parse hook as the engine calls it, `parse(response, doc, judge)`: the documented two-parameter form
+    `parse(response, doc)` (no judge) is wrapped, decided once when the task loads its hook."""
+    if len(inspect.signature(parse).parameters) >= 3:
+        return parse
+
+    @functools.wraps(parse)
+    def parse_without_judge(response: Response, doc: dict, judge: Any = None) -> Any:
+        return parse(response, doc)
+
+    return parse_without_judge
+
+
+def default_parse(response: Response, doc: dict) -> Parsed:
+    """The whole reply, stripped; an empty reply is invalid."""
+    text = (response.text or "").strip()
+    return Parsed(answer=text, valid=bool(text), note=None if text else "empty reply")
+
+
+def default_score(parsed: Parsed, target: Any, doc: dict) -> dict[str, Optional[float]]:
+    """Accuracy by case- and punctuation-insensitive exact match."""
+    return {"accuracy": float(parsed.valid and _normalise(parsed.answer) == _normalise(target))}
 
 
 @dataclass(frozen=True)

@@ -7,12 +7,9 @@ before any data or model is loaded) and on every value a hook returns where that
 
 from __future__ import annotations
 
-import functools
-import inspect
 import json
 import logging
 import os
-import re
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -29,13 +26,17 @@ from harness.contract.hooks import (
     answer_space_value,
     check_hook,
     check_return,
+    default_parse,
+    default_score,
     oracle_reply,
     short_repr,
+    with_judge,
 )
 from harness.contract.messages import Message, Response, TextPart, VideoPart
 from harness.data import hf_datasets as hf_data
 from harness.data.archives import is_unpacked
 from harness.data.fetch import FetchedRelease, fetch_release
+from harness.data.local_split import read_local_split
 from harness.data.media import (  # noqa: F401 - MediaPathError, safe_media_path re-exported
     MediaPathError,
     VideoRef,
@@ -50,34 +51,6 @@ from harness.plugins.references import hook_file, load_hook
 from harness.scoring.aggregations import Aggregator, resolve_aggregation
 
 log = logging.getLogger("harness.data.task")
-
-
-def _normalise(text: Any) -> str:
-    return re.sub(r"[^\w\s]", "", str(text)).strip().lower()
-
-
-def with_judge(parse: Callable) -> Callable:
-    """A parse hook as the engine calls it, `parse(response, doc, judge)`: the documented two-parameter form
-    `parse(response, doc)` (no judge) is wrapped, decided once when the task loads its hook."""
-    if len(inspect.signature(parse).parameters) >= 3:
-        return parse
-
-    @functools.wraps(parse)
-    def parse_without_judge(response: Response, doc: dict, judge: Any = None) -> Any:
-        return parse(response, doc)
-
-    return parse_without_judge
-
-
-def default_parse(response: Response, doc: dict) -> Parsed:
-    """The whole reply, stripped; an empty reply is invalid."""
-    text = (response.text or "").strip()
-    return Parsed(answer=text, valid=bool(text), note=None if text else "empty reply")
-
-
-def default_score(parsed: Parsed, target: Any, doc: dict) -> dict[str, Optional[float]]:
-    """Accuracy by case- and punctuation-insensitive exact match."""
-    return {"accuracy": float(parsed.valid and _normalise(parsed.answer) == _normalise(target))}
 
 
 class Task:
@@ -335,14 +308,14 @@ class Task:
         if self.config.lmms is not None:
             return self._load_datasets(root, split)
         if root.is_file() and root.suffix.lower() in (".jsonl", ".json"):
-            return _read_local_split(root.parent, root.stem, self.name, [root.name]), ()
+            return read_local_split(root.parent, root.stem, self.name, [root.name]), ()
         native = root.is_dir() and any(
             (root / f"{p}{split}.{x}").exists() for p in ("", "data/") for x in ("jsonl", "json")
         )
         builder = bool(ds.data_files) and ds.source in hf_data.PACKAGED  # e.g. json + data_files
         if builder or (not native and hf_data.is_datasets_path(root, ds)):
             return self._load_datasets(root, split)
-        return _read_local_split(root, split, self.name), ()
+        return read_local_split(root, split, self.name), ()
 
     def _load_datasets(self, root: Optional[Path], split: str) -> tuple[list, tuple[Path, ...]]:
         """Rows through HF `datasets` (harness/data/hf_datasets.py), and the folders their media may live in (the
@@ -565,46 +538,3 @@ def _function_references(value: Any, where: str):
     elif isinstance(value, list):
         for i, item in enumerate(value):
             yield from _function_references(item, f"{where}[{i}]")
-
-
-def read_jsonl_rows(path: Path, what: str) -> list:
-    """One JSON value per non-empty line; a line that is not valid JSON (or not UTF-8) becomes a
-    DroppedRow("invalid_json") naming the file and line, so one bad line never stops a run."""
-    rows: list = []
-    with open(path, encoding="utf-8-sig", errors="surrogateescape") as f:  # a byte-order mark is not row 1's
-        for lineno, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                rows.append(json.loads(line))
-            except (json.JSONDecodeError, UnicodeError) as exc:
-                msg = getattr(exc, "msg", str(exc))
-                rows.append(
-                    DroppedRow("invalid_json", f"{what}: {path} line {lineno} is not valid JSON ({msg})")
-                )
-    return rows
-
-
-def _read_local_split(root: Path, split: str, task: str, names: Optional[list[str]] = None) -> list[dict]:
-    names = names or [f"{split}.jsonl", f"{split}.json", f"data/{split}.jsonl", f"data/{split}.json"]
-    for name in names:
-        p = root / name
-        if p.exists():
-            if p.suffix == ".jsonl":
-                return read_jsonl_rows(p, f"task '{task}'")
-            try:
-                data = json.loads(p.read_text(encoding="utf-8"))
-            except json.JSONDecodeError as exc:
-                raise DataError(
-                    f"task '{task}': {p} is not valid JSON (line {exc.lineno}: {exc.msg})"
-                ) from exc
-            rows = data
-            if isinstance(data, dict):
-                rows = data.get("data", data.get("questions"))
-            if not isinstance(rows, list):
-                raise DataError(
-                    f"task '{task}': {p} holds {type(data).__name__}; expected a JSON list of rows "
-                    '(or {"data": [...]})'
-                )
-            return rows
-    raise DataError(f"task '{task}': no '{split}' split in {root} (looked for {split}.jsonl / {split}.json)")
