@@ -140,3 +140,12 @@ def test_prior_on_tempcloze_with_a_training_split_answers_valid_letters(tmp_path
     res = out.results["task_results"]["tempcloze_all"]
     assert res["n_samples"] > 0 and res["n_invalid"] == 0 and res["n_errors"] == 0
     assert all(s["parsed"]["valid"] for s in samples(out, "tempcloze_all"))
+
+
+def test_an_exception_in_a_request_side_hook_is_a_request_error_naming_it(tmp_path, colors_root):
+    code = "def target_bad(doc):\n    return doc['no_such_field']\n"
+    folder = contract_task(tmp_path, "parse: hooks.py:parse, target: hooks.py:target_bad", code)
+    out = run_in(tmp_path, ["contract_qa"], "oracle", colors_root, load_plugins([folder]))
+    errors = [r["error"] for r in samples(out)]
+    assert errors and all(e["kind"] == "request" and e["reason"] == "KeyError" for e in errors)
+    assert all(e["message"].startswith("the target hook 'hooks.py:target_bad' raised KeyError") for e in errors)

@@ -92,9 +92,12 @@ class Evaluator:
         """Build the sample's one request (paths resolved and the frame budget applied as the task builds its
         messages) and (with `key`) its cache key; problems become the instance's error."""
         task, doc = inst.task, inst.doc
+        step = "target"  # the hook running: an exception in a task's own hook is named by it
         try:
             inst.target = task.target(doc)
+            step = "build_request"
             messages = task.build_messages(doc, partial(per_clip_budget, self.model.capabilities))
+            step = "oracle_answer"
             hints = self._hints(task, doc, inst.target) if self.model.uses_hints else {}
         except MEDIA_ERRORS as exc:
             inst.error = sample_error("media", exc)
@@ -104,8 +107,9 @@ class Evaluator:
             return
         except HarnessError:
             raise
-        except Exception as exc:  # a malformed row: counted, not fatal
-            inst.error = sample_error("request", exc)
+        except Exception as exc:  # a malformed row or a task hook's bug: counted, not fatal
+            named = getattr(task.config.hooks, step, None) is not None
+            inst.error = sample_error("request", task.hook_failure(step, exc) if named else exc, type(exc).__name__)
             return
         gen = {**task.generation_kwargs(), **self.cfg.gen_kwargs}
         request = Request(messages, gen, None, task.name, doc["doc_id"], hints)
