@@ -149,3 +149,26 @@ def test_an_exception_in_a_request_side_hook_is_a_request_error_naming_it(tmp_pa
     errors = [r["error"] for r in samples(out)]
     assert errors and all(e["kind"] == "request" and e["reason"] == "KeyError" for e in errors)
     assert all(e["message"].startswith("the target hook 'hooks.py:target_bad' raised KeyError") for e in errors)
+
+
+def test_a_model_whose_generate_cannot_take_the_requests_is_refused_before_it_is_built(tmp_path, colors_root):
+    from harness.api import Model
+    from harness.plugins.registry import Entry
+
+    built = []
+
+    class NoRequests(Model):
+        name = "no_requests"
+
+        def __init__(self, **kw):
+            built.append(kw)
+            super().__init__(**kw)
+
+        def generate(self):  # the evaluator calls generate(requests)
+            return []
+
+    state = load_plugins([COLORS])
+    state.registry.add(Entry("model", "no_requests", NoRequests, plugin="test"))
+    with pytest.raises(HookContractError, match=r"NoRequests.generate\(self\) cannot be called as generate"):
+        run_in(tmp_path, ["colors_qa"], "no_requests", colors_root, state)
+    assert built == []

@@ -359,7 +359,7 @@ def check_model_class(cls: type) -> None:
             continue
         method = getattr(cls, name, None)
         if method is None:
-            raise HookContractError(f"model class {cls.__qualname__} has no method {name}()")
+            raise HookContractError(f"model class {cls.__qualname__} has no method {name}(); derive it from harness.api.Model")
         n = len(inspect.signature(member).parameters)  # self included
         if not _accepts(inspect.signature(method), n):
             raise HookContractError(
