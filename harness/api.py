@@ -5,9 +5,30 @@ marker, `harness.frames` for plugins that read or write video, `harness.report` 
 `metrics`, exactly as third-party plugins do; tests/test_core_public_api.py keeps them there.
 """
 
+import functools
+import os
+
 from harness.config.run import parse_kv
 from harness.config.schema import GroupConfig, MetricConfig, TaskConfig
 from harness.contract.builder import Builder, DemoDataset, add_progress_flag
+from harness.contract.hooks import (
+    Aggregate,
+    AnswerSpace,
+    BuildRequest,
+    DroppedRow,
+    GroupAggregate,
+    Loader,
+    ModelMethods,
+    OracleAnswer,
+    OracleReply,
+    Parse,
+    Parsed,
+    PatternsHook,
+    PrepareScoring,
+    ProcessDocs,
+    Score,
+    Target,
+)
 from harness.contract.importer import ImportedRun, Importer, file_sha256
 from harness.contract.messages import (
     Capabilities,
@@ -24,34 +45,47 @@ from harness.contract.messages import (
 from harness.contract.model import Model, PartialGeneration, Result
 from harness.data.archives import ArchiveError, archive_stem, is_archive, is_unpacked, unpack_archive
 from harness.data.hub import checkpoint_kwargs
+from harness.data.local_split import read_jsonl_rows
 from harness.data.media import Segment, VideoRef
-from harness.data.task import DroppedRow, MediaPathError, Parsed, Task, read_jsonl_rows, safe_media_path
+from harness.data.task import MediaPathError, Task, safe_media_path
 from harness.errors import (
     ConfigError,
     DataError,
     HarnessError,
+    HookContractError,
     ModelArgsError,
     ModelLoadError,
+    PluginConflictError,
     UnknownNameError,
     UnsuitableModelError,
 )
+from harness.evaluation import evaluate
 from harness.files import atomic_path, write_atomic
 from harness.frames.content_hash import media_identity
 from harness.frames.spec import FrameSpec
 from harness.hookspecs import hookimpl
-from harness.plugins.loading import load_plugins
-from harness.plugins.registry import resolve_reference
+from harness.plugins.loading import ENV_VAR, load_plugins
+from harness.plugins.registry import Registry, resolve_reference
 from harness.results.writer import SamplesFileError, iter_samples, read_samples
 
 
-def registry(include_paths: tuple = ()):
-    """The registry filled by every installed plugin: how builders and plugins reach registered models,
-    builder parts, metrics or judges by name (`registry().get("model", name).load()`)."""
+@functools.cache
+def _loaded(include_paths: tuple[str, ...], plugins_env: str | None) -> Registry:
     return load_plugins(include_paths).registry
 
 
+def registry(include_paths: tuple = ()) -> Registry:
+    """The registry filled by every installed plugin: how builders and plugins reach registered models,
+    builder parts, metrics or judges by name (`registry().get("model", name).load()`). Loaded once per process
+    (per set of include paths and HARNESS_PLUGINS value), not on every call."""
+    return _loaded(tuple(str(p) for p in include_paths), os.environ.get(ENV_VAR))
+
+
 __all__ = [
+    "Aggregate",
+    "AnswerSpace",
     "ArchiveError",
+    "BuildRequest",
     "Builder",
     "Capabilities",
     "ConfigError",
@@ -59,25 +93,38 @@ __all__ = [
     "DemoDataset",
     "DroppedRow",
     "FrameSpec",
+    "GroupAggregate",
     "GroupConfig",
     "HarnessError",
+    "HookContractError",
     "ImagePart",
     "ImportedRun",
     "Importer",
+    "Loader",
     "MediaPathError",
     "Message",
     "MetricConfig",
     "Model",
     "ModelArgsError",
     "ModelLoadError",
+    "ModelMethods",
+    "OracleAnswer",
+    "OracleReply",
+    "Parse",
     "Parsed",
-    "PartialGeneration",
     "Part",
+    "PartialGeneration",
+    "PatternsHook",
+    "PluginConflictError",
+    "PrepareScoring",
+    "ProcessDocs",
     "Request",
     "Response",
     "Result",
     "SamplesFileError",
+    "Score",
     "Segment",
+    "Target",
     "Task",
     "TaskConfig",
     "TaskInfo",
@@ -90,6 +137,7 @@ __all__ = [
     "archive_stem",
     "atomic_path",
     "checkpoint_kwargs",
+    "evaluate",
     "file_sha256",
     "hookimpl",
     "is_archive",

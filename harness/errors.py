@@ -57,6 +57,17 @@ class DataError(ConfigError):
     """A dataset is missing or malformed as a whole (not a single sample)."""
 
 
+class PluginConflictError(ConfigError):
+    """A name registered by two sources (two plugins, two --include_path folders, a folder and a plugin): never
+    a silent winner; the message names both (exit 2)."""
+
+
+class HookContractError(ConfigError, TypeError):
+    """A task hook that does not fit its contract (harness.contract.hooks): a reference that does not resolve
+    or a signature that does not fit, found when the task loads (exit 2), or a value of the wrong type
+    returned at run time (a counted per-sample error where the hook runs per sample)."""
+
+
 class ModelArgsError(ConfigError, ValueError):
     """A `--model_args` (or `--judge_args`) key or value that a model adapter does not accept (exit 2).
 

@@ -12,7 +12,7 @@ from conftest import REPO, harness_env, run_harness
 from harness import hookspecs
 from harness.cli import ls_cmd
 from harness.cli.main import main
-from harness.errors import UnknownNameError
+from harness.errors import PluginConflictError, UnknownNameError
 from harness.plugins.loading import load_plugins
 from harness.plugins.registry import KINDS, Registry
 
@@ -67,22 +67,23 @@ def test_an_unknown_command_suggests_the_close_ones(capsys):
 
 
 def test_a_plugin_cannot_replace_a_core_command():
+    """A plugin registering a core command's name is an error naming both, never a silent winner."""
     plugin = types.ModuleType("shadowing_plugin")
 
     @hookspecs.hookimpl
     def register_commands(register):
         register("ls", "shadowing_plugin:main", "not the real ls")
-        register("shadow-extra", "shadowing_plugin:main", "a command of its own")
 
     plugin.register_commands = register_commands
-    state = load_plugins(modules=[plugin], use_entry_points=False, kinds=("command",))
-    assert state.registry.get("command", "ls").plugin == "harness"
-    assert state.registry.get("command", "shadow-extra").plugin == "shadowing_plugin"
-    assert any("command 'ls'" in c and "shadowing_plugin" in c for c in state.registry.conflicts)
+    with pytest.raises(PluginConflictError) as caught:
+        load_plugins(modules=[plugin], use_entry_points=False, kinds=("command",))
+    assert "command 'ls' is registered twice" in str(caught.value)
+    assert "plugin 'harness'" in str(caught.value) and "plugin 'shadowing_plugin'" in str(caught.value)
+    assert caught.value.exit_code == 2
 
 
-def test_the_first_registration_of_a_name_wins():
-    """Built-in plugins register before entry points and `modules`: a later plugin cannot take over a name."""
+def test_a_name_registered_twice_is_an_error_naming_both_plugins():
+    """Before: the first registration won and the second was only logged."""
     plugin = types.ModuleType("late_plugin")
 
     @hookspecs.hookimpl
@@ -90,9 +91,20 @@ def test_the_first_registration_of_a_name_wins():
         register("oracle", "late_plugin:Model", "not the baseline")
 
     plugin.register_models = register_models
-    state = load_plugins(modules=[plugin])
-    assert state.registry.get("model", "oracle").plugin == "baselines"
-    assert any("model 'oracle' registered by plugin 'late_plugin' is ignored" in c for c in state.registry.conflicts)
+    with pytest.raises(PluginConflictError, match="model 'oracle' is registered twice: by plugin 'baselines'"):
+        load_plugins(modules=[plugin])
+
+
+def test_two_include_folders_defining_one_task_are_an_error_naming_both(tmp_path, capsys):
+    """Before: whichever folder came first ran, without a word."""
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "t.yaml").write_text("task: twice_defined\ndataset: {source: null}\n")
+    argv = ["ls", "tasks", "--include_path", str(tmp_path / "a"), "--include_path", str(tmp_path / "b")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "task 'twice_defined' is registered twice" in err
+    assert str(tmp_path / "a" / "t.yaml") in err and str(tmp_path / "b" / "t.yaml") in err
 
 
 def test_one_table_of_kinds_makes_the_hooks_the_registry_and_ls():

@@ -8,7 +8,15 @@ import ast
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
 from conftest import PACKAGE_DIRS, REPO
+from harness.config.schema import HooksConfig, TaskConfig
+from harness.contract.hooks import HOOKS, ModelMethods, check_model_class
+from harness.data.run_context import RunContext
+from harness.data.task import Task
+from harness.engine.runner import build_task, expand_tasks
+from harness.plugins.loading import load_plugins
 
 PACKAGES = tuple(PACKAGE_DIRS)  # import names; PACKAGE_DIRS[name] is the folder
 MAX_FUNCTION_LINES = 80
@@ -226,3 +234,66 @@ def test_the_checks_see_what_they_look_for():
     assert _cycles({"a": {"b"}, "b": set()}) == set()
     lazy = ast.parse("import os\n\ndef f():\n    import harness.api\n    from . import sibling\n    import torch\n")
     assert _function_level_imports("harness.cli.main", lazy) == {"harness.api", "harness.cli"}
+
+
+def test_every_hook_has_a_protocol_and_every_built_in_plugin_satisfies_it():
+    """Each hook field a task YAML can name has its contract in harness/contract/hooks.py; every built-in task
+    builds with its hooks checked against them (signatures, declared return types), every group's aggregate
+    hook fits its contract, and every registered model class keeps the model methods' signatures."""
+    fields = {f"hooks.{name}" for name in HooksConfig.model_fields} | {"dataset.loader", "dataset.process_docs"}
+    assert fields <= set(HOOKS), fields - set(HOOKS)
+    assert all(isinstance(c.protocol, type) and "__call__" in vars(c.protocol) for c in HOOKS.values())
+    state = load_plugins()
+    checked = 0
+    for entry in state.registry.entries("task"):
+        if Path(entry.extra["path"]).resolve().is_relative_to(REPO):
+            if entry.extra.get("group"):
+                expand_tasks(state, [entry.name])  # its aggregate hook resolved and checked
+            else:
+                build_task(state, entry.name)
+            checked += 1
+    assert checked > 50
+    models = [e for e in state.registry.entries("model") if e.source.startswith("source tree")]
+    assert len(models) >= 3
+    for entry in models:
+        cls = entry.load()
+        check_model_class(cls)
+        assert all(callable(getattr(cls, m)) for m in vars(ModelMethods) if not m.startswith("_"))
+
+
+def _attribute_writes(func: ast.AST, names: tuple[str, ...]) -> list[str]:
+    """`name.attr` targets of assignments (plain, augmented, annotated, unpacked) inside `func` whose object is
+    one of `names` (an item written into a dict attribute, `name.cache[key] = ...`, is not an attribute set)."""
+    out = []
+    for node in ast.walk(func):
+        if isinstance(node, ast.Assign):
+            targets = list(node.targets)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets = [node.target]
+        else:
+            continue
+        while targets:
+            t = targets.pop()
+            if isinstance(t, (ast.Tuple, ast.List)):
+                targets.extend(t.elts)
+            elif isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id in names:
+                out.append(f"{t.value.id}.{t.attr}")
+    return out
+
+
+def test_no_attribute_of_a_task_is_set_after_it_is_built(tmp_path):
+    """A Task gets its config, data root, cache and run context when it is built (harness/data/task.py): its
+    classes set attributes in `__init__` only, no module sets an attribute of a task, and a built task refuses."""
+    found = set()
+    for module in ("harness.data.task", "harness.data.lmms_task"):
+        for cls in (n for n in TREES[module].body if isinstance(n, ast.ClassDef) and "Task" in n.name):
+            for func in (n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name != "__init__"):
+                found |= {f"{_rel(module)}: {cls.name}.{func.name} sets {w}" for w in _attribute_writes(func, ("self",))}
+    for module, tree in TREES.items():
+        if module.startswith(("harness.", "harness_tasks", "harness_models")):
+            found |= {f"{_rel(module)}: sets {w}" for w in _attribute_writes(tree, ("task",))}
+    assert not found, "\n".join(sorted(found))
+    task = Task(TaskConfig(task="frozen", version=1), tmp_path)
+    with pytest.raises(AttributeError, match="immutable once built"):
+        task.data_root = tmp_path
+    assert task.with_run(RunContext(model_names=("m",))).model_names == ("m",) and task.model_names == ()

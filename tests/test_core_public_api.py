@@ -73,22 +73,3 @@ def _is_submodule(name: str) -> bool:
         return False
 
 
-def test_module_paths_from_before_the_regroup_still_import_the_same_module():
-    import importlib
-    import sys
-    import warnings
-
-    from harness.moved import MOVED
-
-    for old, new in MOVED.items():
-        sys.modules.pop(old, None)  # imported earlier in this process: import it afresh
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            module = importlib.import_module(old)
-        assert module is importlib.import_module(new), old
-        assert module.__spec__.name == new  # the alias leaves the real module's spec alone
-        assert any(issubclass(w.category, DeprecationWarning) and new in str(w.message) for w in caught), old
-    from harness.plugins import load_plugins
-    from harness.results import atomic_write_text
-
-    assert callable(load_plugins) and callable(atomic_write_text)

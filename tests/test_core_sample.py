@@ -13,7 +13,7 @@ import pytest
 
 from harness.api import Capabilities, Message, Model, Request, Response, TextPart, VideoPart, VideoRef
 from harness.config.run import RunConfig
-from harness.data import task as task_module
+from harness.contract import hooks as hooks_module
 from harness.data.task import with_judge
 from harness.engine.runner import run
 from harness.frames import FrameSpec, decoder_identity, decoder_version_for, decoder_versions
@@ -118,10 +118,12 @@ def test_the_parse_hook_receives_the_judge_by_its_declared_form_read_once(tmp_pa
     state, data, tasks = two_clips
     calls = []
     real = inspect.signature
-    monkeypatch.setattr(task_module.inspect, "signature", lambda fn: calls.append(fn) or real(fn))
+    monkeypatch.setattr(hooks_module.inspect, "signature", lambda fn: calls.append(fn) or real(fn))
     out = run(_cfg(tmp_path, data, tasks), state)
-    assert out.results["task_results"]["colors_two_clips"]["metrics"]["accuracy"]["value"] == 1.0
-    assert [fn.__name__ for fn in calls] == ["parse"]
+    res = out.results["task_results"]["colors_two_clips"]
+    assert res["metrics"]["accuracy"]["value"] == 1.0
+    parse_reads = [fn for fn in calls if getattr(fn, "__name__", "") == "parse"]
+    assert 0 < len(parse_reads) <= 2 < res["n_samples"]  # its contract check and its form, once, at load
 
 
 def test_both_documented_parse_forms_are_called_as_response_doc_judge():

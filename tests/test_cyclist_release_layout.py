@@ -149,15 +149,17 @@ def test_every_tier_and_split_of_the_release_loads_unchanged(release, tier):
     for split in SPLITS:
         for root, prefix in ((release, "cyclist/"), (release / "cyclist", "")):  # --data DATA or DATA/cyclist
             task = build_task(state, f"cyclist_{tier.lower()}")
-            docs = task.load_docs(root, split=split)
-            assert task.dropped == [] and len(docs) == SCENES * len(OFFICIAL)
+            loaded = task.load_split(root, split=split)
+            docs = loaded.docs
+            assert loaded.dropped == [] and len(docs) == SCENES * len(OFFICIAL)
             for d in docs:
                 assert d["video"] == f"{prefix}videos/{folder}/{split}/{d['video_filename']}"
                 name = d["template_filename"]
                 assert d["family"] == FAMILY[name] and d["target"] == OFFICIAL[name][3] and d["tier"] == tier
             caption = build_task(state, f"cyclist_caption_{tier.lower()}")
-            scenes = caption.load_docs(root, split=split)
-            assert caption.dropped == [] and len(scenes) == SCENES
+            loaded = caption.load_split(root, split=split)
+            scenes = loaded.docs
+            assert loaded.dropped == [] and len(scenes) == SCENES
             assert scenes[0]["video"] == f"{prefix}videos/{folder}/{split}/{folder}_{split}_0.mp4"
             assert scenes[0]["objects"][0]["mesh"] == "cube" and scenes[0]["objects"][2]["orbit"] is True
 
@@ -195,16 +197,16 @@ def test_build_out_is_the_release_layout_read_from_it_or_its_parent(tmp_path):
     )
     task = build_task(load_plugins([]), "cyclist_l3")
     for root in (tmp_path / "data", out):
-        docs = task.load_docs(root, split="val")
-        assert len(docs) == written and task.dropped == []
+        loaded = task.load_split(root, split="val")
+        assert len(loaded.docs) == written and loaded.dropped == []
     _harness("build", "cyclist-questions", "--scenes", str(out / "scenes" / "bicycle" / "val"),
              "--out", str(out / "questions" / "bicycle" / "val"))  # fmt: skip
     assert len(task.load_docs(tmp_path / "data", split="val")) == written
     _harness("build", "cyclist-questions", "--scenes", str(out / "scenes" / "bicycle" / "val"),
              "--out", str(out / "questions" / "bicycle" / "val" / "CycliST_val_questions.json"))  # fmt: skip
-    docs = task.load_docs(tmp_path / "data", split="val")
-    assert len(docs) == written and {d["reason"] for d in task.dropped} == {"duplicate"}
-    assert len(task.dropped) == written
+    loaded = task.load_split(tmp_path / "data", split="val")
+    assert len(loaded.docs) == written and {d["reason"] for d in loaded.dropped} == {"duplicate"}
+    assert len(loaded.dropped) == written
     caption = build_task(load_plugins([]), "cyclist_caption_l3")
     assert len(caption.load_docs(tmp_path / "data", split="val")) == 4
 
@@ -217,8 +219,9 @@ def test_tier_first_layouts_keep_working_under_root_or_its_cyclist_folder(tmp_pa
             (release / kind / "unicycle_cluttered" / "test").rename(_mkparent(tier / kind))
     task = build_task(load_plugins([]), "cyclist_l2")
     for root, prefix in ((tmp_path / "a", ""), (tmp_path / "b", "cyclist/")):
-        docs = task.load_docs(root)
-        assert len(docs) == SCENES * len(OFFICIAL) and task.dropped == []
+        loaded = task.load_split(root)
+        docs = loaded.docs
+        assert len(docs) == SCENES * len(OFFICIAL) and loaded.dropped == []
         assert docs[0]["video"] == f"{prefix}unicycle_cluttered/videos/{docs[0]['video_filename']}"
 
 
@@ -270,10 +273,10 @@ def test_the_same_questions_in_two_files_are_dropped_as_duplicates_naming_both(t
     copy.write_text(first.read_text())
     task = build_task(load_plugins([]), "cyclist_l1")
     with caplog.at_level(logging.WARNING):
-        docs = task.load_docs(data)
-    assert len(docs) == SCENES * len(OFFICIAL)  # not doubled
-    assert [d["reason"] for d in task.dropped] == ["duplicate"] * SCENES
-    assert all(first.name in d["detail"] and copy.name in d["detail"] for d in task.dropped)
+        loaded = task.load_split(data)
+    assert len(loaded.docs) == SCENES * len(OFFICIAL)  # not doubled
+    assert [d["reason"] for d in loaded.dropped] == ["duplicate"] * SCENES
+    assert all(first.name in d["detail"] and copy.name in d["detail"] for d in loaded.dropped)
     warned = [r.getMessage() for r in caplog.records if "duplicates" in r.getMessage()]
     assert len(warned) == 1 and str(first) in warned[0] and str(copy) in warned[0]
 
@@ -287,9 +290,10 @@ def test_a_repeated_question_index_of_one_template_is_a_duplicate(tmp_path):
     )
     (path.parent / "more_questions.json").write_text(json.dumps({"questions": [extra]}))
     task = build_task(load_plugins([]), "cyclist_l1")
-    assert len(task.load_docs(data)) == SCENES * len(OFFICIAL)
-    assert [d["reason"] for d in task.dropped] == ["duplicate"]
-    assert "same question_index" in task.dropped[0]["detail"]
+    loaded = task.load_split(data)
+    assert len(loaded.docs) == SCENES * len(OFFICIAL)
+    assert [d["reason"] for d in loaded.dropped] == ["duplicate"]
+    assert "same question_index" in loaded.dropped[0]["detail"]
 
 
 # ---- targets per family, non-finite numbers, byte-order marks (issue 27 point 1) -------------------------
@@ -329,9 +333,9 @@ def test_a_row_whose_target_does_not_fit_is_dropped_with_its_reason(tmp_path, te
     content["questions"][0].update(over)
     path.write_text(json.dumps(content))  # NaN / Infinity written as the JSON extensions Python reads
     task = build_task(load_plugins([]), "cyclist_l1")
-    docs = task.load_docs(data)
-    assert len(docs) == SCENES * len(OFFICIAL) - 1
-    assert [d["reason"] for d in task.dropped] == [reason] and path.name in task.dropped[0]["detail"]
+    loaded = task.load_split(data)
+    assert len(loaded.docs) == SCENES * len(OFFICIAL) - 1
+    assert [d["reason"] for d in loaded.dropped] == [reason] and path.name in loaded.dropped[0]["detail"]
 
 
 def test_counting_answers_as_the_release_types_them_are_accepted(tmp_path):
@@ -351,8 +355,10 @@ def test_byte_order_marks_are_accepted_in_question_and_scene_files(tmp_path):
         path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
     state = load_plugins([])
     vqa, cap = build_task(state, "cyclist_l1"), build_task(state, "cyclist_caption_l1")
-    assert len(vqa.load_docs(data)) == SCENES * len(OFFICIAL) and vqa.dropped == []
-    assert len(cap.load_docs(data)) == SCENES and cap.dropped == []
+    assert [(len(s.docs), s.dropped) for s in (vqa.load_split(data), cap.load_split(data))] == [
+        (SCENES * len(OFFICIAL), []),
+        (SCENES, []),
+    ]
 
 
 def test_an_unreadable_file_is_one_counted_row_and_the_rest_runs(tmp_path):
@@ -362,9 +368,10 @@ def test_an_unreadable_file_is_one_counted_row_and_the_rest_runs(tmp_path):
     scene.write_text("{not json")
     state = load_plugins([])
     vqa, cap = build_task(state, "cyclist_l1"), build_task(state, "cyclist_caption_l1")
-    assert len(vqa.load_docs(data)) == SCENES * (len(OFFICIAL) - 1)
-    assert [d["reason"] for d in vqa.dropped] == ["invalid_json"]
-    assert len(cap.load_docs(data)) == SCENES - 1 and [d["reason"] for d in cap.dropped] == ["invalid_json"]
+    vqa_split, cap_split = vqa.load_split(data), cap.load_split(data)
+    assert len(vqa_split.docs) == SCENES * (len(OFFICIAL) - 1)
+    assert [d["reason"] for d in vqa_split.dropped] == ["invalid_json"]
+    assert len(cap_split.docs) == SCENES - 1 and [d["reason"] for d in cap_split.dropped] == ["invalid_json"]
 
 
 def test_the_template_table_matches_the_builders_template_files():

@@ -166,10 +166,11 @@ def test_captions_read_official_split_names_and_drop_unusable_scenes(release):
     for name, extra in variants.items():
         (scenes / f"{name}.json").write_text(json.dumps({**base, **extra}))
     task = build_task(load_plugins([]), "cyclist_caption_l1")
-    docs = task.load_docs(release)
+    split = task.load_split(release)
+    docs = split.docs
     assert sorted(d["video"] for d in docs) == [
         "unicycle/videos/CycliST_test_000000.mp4",
         "unicycle/videos/a.mp4",
     ]
-    assert sorted(d["reason"] for d in task.dropped) == ["bad_split", "missing_field"]
-    assert any("'unicycle'" in d["detail"] and "c.json" in d["detail"] for d in task.dropped)
+    assert sorted(d["reason"] for d in split.dropped) == ["bad_split", "missing_field"]
+    assert any("'unicycle'" in d["detail"] and "c.json" in d["detail"] for d in split.dropped)

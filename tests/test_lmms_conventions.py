@@ -19,6 +19,7 @@ from harness.config.run import RunConfig
 from harness.config.schema import parse_task_config
 from harness.contract.messages import VideoPart
 from harness.data.lmms_task import LmmsTask
+from harness.data.run_context import RunContext
 from harness.engine.runner import run
 from harness.frames.synthetic import write_marker_video
 from harness.plugins.extras import MissingDependencyError
@@ -207,10 +208,10 @@ def test_specific_kwargs_and_generation_kwargs_follow_the_model_family(tmp_path)
         generation_kwargs={"max_new_tokens": 16},
         model_specific_generation_kwargs={"default": {"max_new_tokens": 32}, "llava_vid": {"max_new_tokens": 8}},
     )
-    task.bind_run(("llava_vid", "llava_video_7b"), None)
+    task = task.with_run(RunContext(model_names=("llava_vid", "llava_video_7b")))
     assert task.specific_kwargs() == {"post": " (llava_vid)"}  # the family's own entry, not merged
     assert task.generation_kwargs()["max_new_tokens"] == 8
-    task.bind_run(("qwen2_5_vl_7b",), None)
+    task = task.with_run(RunContext(model_names=("qwen2_5_vl_7b",)))
     assert task.specific_kwargs()["post"] == " (default)" and "gpt4v" in task.specific_kwargs()  # lmms-eval's merge
     assert task.generation_kwargs() == {"max_new_tokens": 32, "until": ["\n\n"]}
 

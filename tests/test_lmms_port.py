@@ -258,6 +258,7 @@ def test_native_build_request_hook_may_return_absolute_paths_inside_the_root(tmp
     unless --allow_external_symlinks (issue 37: a TempCloze virtual clip's source); a relative one keeps the
     root rule."""
     from harness.api import MediaPathError, TaskConfig
+    from harness.data.media import ALLOW_EXTERNAL_SYMLINKS
     from harness.data.task import Task
 
     (tmp_path / "hooks.py").write_text(
@@ -266,19 +267,20 @@ def test_native_build_request_hook_may_return_absolute_paths_inside_the_root(tmp
         "    return [Message('user', [VideoPart(ref=VideoRef(path=doc['clip'])), TextPart('q')])]\n"
     )
     cfg = TaskConfig(task="t", version=1, hooks={"build_request": "hooks.py:build"})
-    task = Task(cfg, tmp_path)
-    task.data_root = tmp_path / "data"
     (tmp_path / "data").mkdir()
+    task = Task(cfg, tmp_path, data=tmp_path / "data")
     inside = str(tmp_path / "data" / "clip.mp4")
     assert task.build_messages({"doc_id": "0", "clip": inside})[0].content[0].ref.path == inside
-    monkeypatch.delenv("HARNESS_ALLOW_EXTERNAL_SYMLINKS", raising=False)
     with pytest.raises(MediaPathError, match="outside the dataset folder"):
         task.build_messages({"doc_id": "0", "clip": "/elsewhere/clip.mp4"})
-    monkeypatch.setenv("HARNESS_ALLOW_EXTERNAL_SYMLINKS", "1")
-    msgs = task.build_messages({"doc_id": "0", "clip": "/elsewhere/clip.mp4"})
-    assert msgs[0].content[0].ref.path == "/elsewhere/clip.mp4"
-    with pytest.raises(MediaPathError, match="escapes"):
-        task.build_messages({"doc_id": "1", "clip": "../outside.mp4"})
+    token = ALLOW_EXTERNAL_SYMLINKS.set(True)  # --allow_external_symlinks, as a run sets it
+    try:
+        msgs = task.build_messages({"doc_id": "0", "clip": "/elsewhere/clip.mp4"})
+        assert msgs[0].content[0].ref.path == "/elsewhere/clip.mp4"
+        with pytest.raises(MediaPathError, match="escapes"):
+            task.build_messages({"doc_id": "1", "clip": "../outside.mp4"})
+    finally:
+        ALLOW_EXTERNAL_SYMLINKS.reset(token)
 
 
 def test_string_doc_functions_follow_lm_eval(tmp_path):

@@ -155,7 +155,7 @@ class _T:
     """A stand-in task whose parse/score behaviour the test chooses (no corpus-level metrics)."""
 
     name = "t"
-    config = SimpleNamespace(metrics=[])
+    config = SimpleNamespace(metrics=[], hooks=SimpleNamespace())
 
     def __init__(self, score):
         self._score = score
@@ -163,7 +163,12 @@ class _T:
     def hook(self, name):
         return None
 
-    def parse(self, response, doc):
+    def hook_failure(self, name, exc):
+        from harness.data.task import Task
+
+        return Task.hook_failure(self, name, exc)  # "the default score raised ..."
+
+    def parse(self, response, doc, judge=None):
         from harness.data.task import default_parse
 
         return default_parse(response, doc)

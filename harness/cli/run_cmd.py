@@ -1,26 +1,20 @@
-"""`python -m harness --tasks ... --model ...`: the evaluation run (flag names follow lm-evaluation-harness)."""
+"""`python -m harness --tasks ... --model ...`: the evaluation run (flag names follow lm-evaluation-harness); the
+flags become `harness.evaluate`'s keyword arguments (harness/evaluation.py), which runs it."""
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
 from harness.cli.commands import commands_help
 from harness.cli.verbosity import VERBOSITY_LEVELS
-from harness.config.run import RunConfig, parse_frames, parse_kv
-from harness.data.media import ALLOW_SYMLINKS_ENV
-from harness.engine import rescoring, runner
-from harness.errors import EXIT_INCOMPLETE, EXIT_OK, ConfigError
+from harness.engine import rescoring
+from harness.errors import EXIT_INCOMPLETE, EXIT_OK
+from harness.evaluation import execute, run_config
 from harness.plugins.loading import load_plugins
 from harness.report.console import run_summary
-from harness.scoring.completeness import (
-    DEFAULT_MAX_ERROR_RATE,
-    check_max_error_rate,
-    first_errors,
-    is_complete,
-)
+from harness.scoring.completeness import DEFAULT_MAX_ERROR_RATE, first_errors, is_complete
 
 
 class _RunParser(argparse.ArgumentParser):
@@ -115,43 +109,10 @@ def main(argv: list[str]) -> int:
         if out.results_path:
             print(f"results: {out.results_path}", file=sys.stderr)
         return _exit_code(out.results)
-    if not args.tasks or not args.model:
-        raise ConfigError("--tasks and --model are required (see `python -m harness --help`)")
-    if args.data_revision and args.data is not None:
-        raise ConfigError(
-            "--data_revision pins the hub release a task fetches without --data; with --data the local "
-            "folder is read as it is: drop one of the two"
-        )
-    if args.allow_external_symlinks:  # read by harness.data.media.safe_media_path (and by torchrun's ranks)
-        os.environ[ALLOW_SYMLINKS_ENV] = "1"
-    limit = args.limit
-    if limit is not None and limit >= 1:
-        limit = int(limit)
-    cfg = RunConfig(
-        tasks=[t.strip() for t in args.tasks.split(",") if t.strip()],
-        model=args.model,
-        model_args=parse_kv(args.model_args, "--model_args"),
-        limit=limit,
-        batch_size=args.batch_size,
-        output_path=args.output_path,
-        log_samples=args.log_samples,
-        cache_dir=args.cache_dir,
-        no_cache=args.no_cache,
-        seed=args.seed,
-        include_path=args.include_path,
-        judge=args.judge,
-        judge_args=parse_kv(args.judge_args, "--judge_args"),
-        frames=parse_frames(args.frames),
-        data=args.data,
-        data_revision=args.data_revision,
-        split=args.split,
-        strict=args.strict,
-        max_error_rate=check_max_error_rate(args.max_error_rate),
-        gen_kwargs=parse_kv(args.gen_kwargs, "--gen_kwargs"),
-        progress=not args.no_progress,
-    )
+    flags = {k: v for k, v in vars(args).items() if k not in ("rescore", "verbosity")}
+    cfg = run_config(**flags)
     state = load_plugins(cfg.include_path)
-    out = runner.run(cfg, state)
+    out = execute(cfg, state)
     if out.results is None:  # not rank 0
         return EXIT_OK
     _print_summary(out, state)

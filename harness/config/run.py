@@ -89,6 +89,7 @@ class RunConfig:
     max_error_rate: float = 0.0
     gen_kwargs: dict[str, Any] = field(default_factory=dict)
     progress: bool = True
+    allow_external_symlinks: bool = False
 
     def __post_init__(self) -> None:
         """ConfigError (exit 2) for a batch size or limit that cannot select or send anything."""

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import functools
 import re
 import string
 from collections.abc import Callable
@@ -95,17 +96,15 @@ class LmmsTask(Task):
             output_path=out, tasks=self.name, model=model, limit=None, log_samples=True, log_samples_suffix=""
         )
 
-    def bind_run(self, model_names: tuple[str, ...], output_dir: Optional[Path]) -> None:
-        super().bind_run(model_names, output_dir)
-        self._kwargs_resolved = False
-
     def specific_kwargs(self) -> Optional[dict]:
         """lmms_eval_specific_kwargs for the run's model (lmms-eval's rule; see lmms_messages.for_model). One
-        dict per run, passed to every call as lmms-eval does (a function that edits it sees its own edits)."""
-        if not getattr(self, "_kwargs_resolved", False):
-            self._kwargs = lm.for_model(self.lmms.specific_kwargs, self.model_names)
-            self._kwargs_resolved = True
-        return self._kwargs
+        dict per run (a task is rebuilt for each run context), passed to every call as lmms-eval does (a
+        function that edits it sees its own edits)."""
+        return self._specific_kwargs
+
+    @functools.cached_property
+    def _specific_kwargs(self) -> Optional[dict]:
+        return lm.for_model(self.lmms.specific_kwargs, self.model_names)
 
     def generation_kwargs(self) -> dict[str, Any]:
         """generation_kwargs updated with model_specific_generation_kwargs for the run's model."""
@@ -226,7 +225,7 @@ class LmmsTask(Task):
             return list(value.values())
         return list(value) if value is not None else None
 
-    def parse(self, response: Response, doc: dict) -> Parsed:
+    def parse(self, response: Response, doc: dict, judge: Any = None) -> Parsed:
         """The reply stripped (lmms-eval strips it before process_results); an empty reply is invalid but
         still scored by process_results."""
         text = (response.text or "").strip()

@@ -7,6 +7,7 @@ repeated), so a TempCloze candidate such as "the gap played backwards" needs no 
 from __future__ import annotations
 
 import os
+from contextvars import ContextVar
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal, Optional
@@ -78,13 +79,19 @@ class MediaPathError(ValueError):
     reason = "path_outside_root"
 
 
-#: Environment variable (set by `--allow_external_symlinks`) that lets symlinks in a dataset root point
-#: outside it. See docs/reliability.md for the threat model.
+#: Environment variable that lets symlinks in a dataset root point outside it (the opt-in of a user who sets it
+#: for every run). See docs/reliability.md for the threat model.
 ALLOW_SYMLINKS_ENV = "HARNESS_ALLOW_EXTERNAL_SYMLINKS"
+#: the run's `--allow_external_symlinks` (harness.evaluate(allow_external_symlinks=True)), set for the run's
+#: duration by harness/evaluation.py: a context variable, so the CLI never writes os.environ
+ALLOW_EXTERNAL_SYMLINKS: ContextVar[bool] = ContextVar("allow_external_symlinks", default=False)
 
 
 def external_symlinks_allowed() -> bool:
-    """Whether the user opted in to symlinks that leave the dataset root (`--allow_external_symlinks`)."""
+    """Whether the user opted in to symlinks that leave the dataset root (`--allow_external_symlinks` for this
+    run, or HARNESS_ALLOW_EXTERNAL_SYMLINKS)."""
+    if ALLOW_EXTERNAL_SYMLINKS.get():
+        return True
     return os.environ.get(ALLOW_SYMLINKS_ENV, "").strip().lower() in ("1", "true", "yes")
 
 

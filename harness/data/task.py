@@ -1,35 +1,43 @@
 """A task at run time: its config plus resolved hooks; loads docs, builds requests, parses and scores.
 
-Hook signatures (all optional; see docs/plugins.md):
-  loader(root: Path, split: str, options: dict) -> Iterable[dict]
-  build_request(doc: dict, task: Task) -> list[Message]     (video parts carry VideoRef, frames unset)
-  target(doc) -> Any;  oracle_answer(doc, target) -> str;  answer_space(docs) -> list[str]
-  parse(response: Response, doc) -> Parsed;  score(parsed: Parsed, target, doc) -> dict[str, float | None]
-  prepare_scoring(records: list[dict]) -> None   (batch work for `score`, once per task before it; optional)
-  aggregate(records: list[dict], task: Task) -> dict   (extra tables for results.json)
+Every hook is optional; its contract (argument and return types) is the Protocol of its field in
+harness/contract/hooks.py, checked when the task is built (every reference resolved and its signature checked,
+before any data or model is loaded) and on every value a hook returns where that value is used.
 """
 
 from __future__ import annotations
 
-import functools
-import inspect
 import json
 import logging
 import os
-import re
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
 from harness.config.schema import MetricConfig, TaskConfig
 from harness.config.yaml_files import FUNCTION_TAG
+from harness.contract.hooks import (
+    AGGREGATION,
+    HOOKS,
+    DroppedRow,
+    HookContract,
+    Parsed,
+    answer_space_value,
+    check_hook,
+    check_return,
+    default_parse,
+    default_score,
+    oracle_reply,
+    short_repr,
+    with_judge,
+)
 from harness.contract.messages import Message, Response, TextPart, VideoPart
 from harness.data import hf_datasets as hf_data
 from harness.data.archives import is_unpacked
 from harness.data.fetch import FetchedRelease, fetch_release
 from harness.data.filters import FilterPipeline, build_pipelines
+from harness.data.local_split import read_local_split
 from harness.data.media import (  # noqa: F401 - MediaPathError, safe_media_path re-exported
     MediaPathError,
     VideoRef,
@@ -38,6 +46,7 @@ from harness.data.media import (  # noqa: F401 - MediaPathError, safe_media_path
     resolve_media_path,
     safe_media_path,
 )
+from harness.data.run_context import LoadedSplit, RunContext
 from harness.data.templates import render
 from harness.errors import ConfigError, DataError, UnsuitableModelError
 from harness.plugins.references import hook_file, load_hook
@@ -46,104 +55,89 @@ from harness.scoring.aggregations import Aggregator, resolve_aggregation
 log = logging.getLogger("harness.data.task")
 
 
-@dataclass
-class Parsed:
-    """A parsed model answer: the value, whether it is a valid answer, and why not."""
-
-    answer: Any = None
-    valid: bool = True
-    note: Optional[str] = None
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        out = {"answer": self.answer, "valid": self.valid}
-        if self.note:
-            out["note"] = self.note
-        if self.extra:
-            out["extra"] = self.extra
-        return out
-
-
-@dataclass
-class DroppedRow:
-    """What a loader yields in place of a row it cannot use: counted in the results with its reason.
-
-    `reason` is a short tag (e.g. `bad_split`, `missing_field`), `detail` names the row and the problem.
-    """
-
-    reason: str
-    detail: str = ""
-
-    def to_json(self) -> dict[str, str]:
-        return {"reason": self.reason, "detail": self.detail}
-
-
-def _normalise(text: Any) -> str:
-    return re.sub(r"[^\w\s]", "", str(text)).strip().lower()
-
-
-def with_judge(parse: Callable) -> Callable:
-    """A parse hook as the engine calls it, `parse(response, doc, judge)`: the documented two-parameter form
-    `parse(response, doc)` (no judge) is wrapped, decided once when the task loads its hook."""
-    if len(inspect.signature(parse).parameters) >= 3:
-        return parse
-
-    @functools.wraps(parse)
-    def parse_without_judge(response: Response, doc: dict, judge: Any = None) -> Any:
-        return parse(response, doc)
-
-    return parse_without_judge
-
-
-def default_parse(response: Response, doc: dict) -> Parsed:
-    """The whole reply, stripped; an empty reply is invalid."""
-    text = (response.text or "").strip()
-    return Parsed(answer=text, valid=bool(text), note=None if text else "empty reply")
-
-
-def default_score(parsed: Parsed, target: Any, doc: dict) -> dict[str, Optional[float]]:
-    """Accuracy by case- and punctuation-insensitive exact match."""
-    return {"accuracy": float(parsed.valid and _normalise(parsed.answer) == _normalise(target))}
-
-
 class Task:
-    """A configured task; `base_dir` is the folder of its YAML (templates and file hooks live there)."""
+    """A configured task, immutable once built: its config, the folder of its YAML (`base_dir`: templates and
+    file hooks live there), its data (`--data`), cache dir and run context are given when it is built, and a
+    loaded split (`with_split`) or a new run context (`with_run`) makes a new task. Setting an attribute of a
+    built task raises AttributeError."""
 
-    #: the task's YAML file (the runner sets it when it builds a registered task); None: only `base_dir` is known
-    config_path: Optional[Path] = None
-
-    def __init__(self, config: TaskConfig, base_dir: Path, plugin: str = "", plugin_version: str = ""):
+    def __init__(
+        self,
+        config: TaskConfig,
+        base_dir: Path,
+        plugin: str = "",
+        plugin_version: str = "",
+        *,
+        config_path: Optional[Path] = None,
+        data: Optional[Path] = None,
+        cache_dir: Optional[Path] = None,
+        run: RunContext = RunContext(),
+        split: Optional[LoadedSplit] = None,
+    ):
         self.config = config
         self.name = config.task
         self.base_dir = Path(base_dir)
         self.plugin, self.plugin_version = plugin, plugin_version
-        self.data_root: Optional[Path] = None
-        #: rows the last `load_docs` call could not use, each {"reason", "detail"} (see DroppedRow)
-        self.dropped: list[dict[str, str]] = []
-        self._hooks: dict[str, Optional[Callable]] = {}
+        #: the task's YAML file (None: only `base_dir` is known, e.g. a task built from a config in a test)
+        self.config_path = Path(config_path) if config_path is not None else None
+        #: `--data`: the local dataset root of the run (None: the config's source, or the hub release)
+        self.data = Path(data) if data is not None else None
         #: the run's cache dir (video bytes from `datasets` rows are written under it); None: the default
-        self.cache_dir: Optional[Path] = None
-        #: folders whose absolute media paths rows may name; set (non-empty) when rows came through `datasets`
-        self.media_roots: list[Path] = []
-        self._checked_dirs: set[str] = set()  # dataset folders found not to be symlinks since load_docs
+        self.cache_dir = Path(cache_dir) if cache_dir is not None else None
+        #: what the task knows of its run (progress, data revision, the model's names, its output folder)
+        self.run = run
+        #: the split this task was given (`with_split`), or None before one is loaded
+        self.split = split
+        #: the dataset folder media paths resolve under: the loaded split's, else the one `data` names
+        self.data_root: Optional[Path] = split.root if split is not None else self.resolve_root(self.data)
+        #: rows the loaded split could not use, each {"reason", "detail"} (see DroppedRow)
+        self.dropped: list[dict[str, str]] = list(split.dropped) if split is not None else []
+        #: the hub release the docs came from when the run had no --data (recorded in the results)
+        self.release: Optional[FetchedRelease] = split.release if split is not None else None
+        #: folders whose absolute media paths rows may name; non-empty when rows came through `datasets`
+        self.media_roots: list[Path] = list(split.media_roots) if split is not None else []
+        self._hooks: dict[str, Optional[Callable]] = {}  # resolved on first use (check_hooks: all at once)
+        self._checked_dirs: set[str] = set()  # dataset folders found not to be symlinks (once per task)
         #: metric name -> its resolved aggregation (see harness.scoring.aggregations); filled on first use
         self.aggregators: dict[str, Aggregator] = {}
-        #: `--data_revision`: the hub revision of the task's release (or of its hub `datasets` source)
-        self.data_revision: Optional[str] = None
-        #: whether a download shows progress (`--no_progress` turns it off)
-        self.show_progress: bool = True
-        #: the hub release the docs came from when the run had no --data (recorded in the results)
-        self.release: Optional[FetchedRelease] = None
-        #: the names the run's model goes by, most specific first (see `bind_run`)
-        self.model_names: tuple[str, ...] = ()
-        #: where the task's own functions may write files (lmms-eval's `args.output_path`)
-        self.output_dir: Optional[Path] = None
+        self._built = True
 
-    def bind_run(self, model_names: tuple[str, ...], output_dir: Optional[Path]) -> None:
-        """What a task learns of its run before requests are built: the model's names (per-model prompt and
-        generation settings are chosen by them) and the folder its functions may write to."""
-        self.model_names = tuple(model_names)
-        self.output_dir = output_dir
+    def __setattr__(self, name: str, value: Any) -> None:
+        if getattr(self, "_built", False):
+            raise AttributeError(
+                f"{self.where()} is immutable once built: '{name}' cannot be set; build the task with it "
+                "(Task(..., data=, cache_dir=, run=)) or make a new one (with_split, with_run)"
+            )
+        super().__setattr__(name, value)
+
+    def _rebuilt(self, split: Optional[LoadedSplit], run: RunContext) -> Task:
+        """A new task of the same kind and config with this split and run context (resolved hooks and
+        aggregations carried over)."""
+        new = type(self)(
+            self.config, self.base_dir, self.plugin, self.plugin_version, config_path=self.config_path,
+            data=self.data, cache_dir=self.cache_dir, run=run, split=split,
+        )  # fmt: skip
+        new._hooks.update(self._hooks)
+        new.aggregators.update(self.aggregators)
+        return new
+
+    def with_split(self, split: LoadedSplit) -> Task:
+        """This task holding a loaded split (its root, dropped rows, release and media roots)."""
+        return self._rebuilt(split, self.run)
+
+    def with_run(self, run: RunContext) -> Task:
+        """This task in another run context (e.g. with the model's names once the model is known)."""
+        return self._rebuilt(self.split, run)
+
+    @property
+    def model_names(self) -> tuple[str, ...]:
+        """The names the run's model goes by, most specific first (`RunContext.model_names`)."""
+        return self.run.model_names
+
+    @property
+    def output_dir(self) -> Optional[Path]:
+        """Where the task's own functions may write files (lmms-eval's `args.output_path`)."""
+        return self.run.output_dir
 
     def generation_kwargs(self) -> dict[str, Any]:
         """The generation kwargs of this task's requests (before `--gen_kwargs`)."""
@@ -164,14 +158,11 @@ class Task:
             )
         return self.aggregators[metric.name]
 
-    # -- hooks -------------------------------------------------------------------------------------
+    # -- hooks ----------------------------------------------------------------------------------------
     def hook(self, name: str) -> Optional[Callable]:
-        """The resolved hook `name`, or None when the config does not set it."""
+        """The resolved hook `name` (`loader`, `parse`, ...), or None when the config does not set it."""
         if name not in self._hooks:
-            field_name = "dataset.loader" if name == "loader" else f"hooks.{name}"
-            ref = getattr(self.config.hooks, name, None) if name != "loader" else self.config.dataset.loader
-            hook = load_hook(ref, self.base_dir, self._field(field_name)) if ref else None
-            self._hooks[name] = with_judge(hook) if name == "parse" and hook is not None else hook
+            self._hooks[name] = self._load_hook(name)
         return self._hooks[name]
 
     def filter_pipelines(self) -> list[FilterPipeline]:
@@ -180,6 +171,33 @@ class Task:
             spec = self.config.filter_list
             self._hooks["filter_list"] = build_pipelines(spec, self.base_dir, self._field("filter_list")) if spec else []
         return self._hooks["filter_list"]  # type: ignore[return-value]
+
+    def _load_hook(self, name: str) -> Optional[Callable]:
+        field_name = "dataset.loader" if name == "loader" else f"hooks.{name}"
+        ref = self.config.dataset.loader if name == "loader" else getattr(self.config.hooks, name, None)
+        if not ref:
+            return None
+        hook = check_hook(load_hook(ref, self.base_dir, self._field(field_name)), HOOKS[field_name], self.where(), ref)
+        return with_judge(hook) if name == "parse" else hook
+
+    def check_hooks(self) -> None:
+        """Resolve every hook reference of the config and check it against its contract (harness.contract.hooks):
+        HookContractError or ConfigError (exit 2) naming the task, the field and the reference, when the task is
+        built, before any data or model is loaded. File references are checked for confinement first."""
+        self.check_references()
+        for field_name, ref in self.references():
+            contract = _contract_of(field_name)
+            if field_name.startswith(("dataset.loader", "hooks.")):
+                self.hook("loader" if field_name == "dataset.loader" else field_name[len("hooks.") :])
+            elif contract is not None:
+                check_hook(load_hook(ref, self.base_dir, self._field(field_name)), contract, self.where(), ref)
+
+    def hook_failure(self, name: str, exc: BaseException) -> str:
+        """"the parse hook 'REF' raised TypeError: ..." (the task's default parser / scorer without a hook): how
+        a per-sample message names the hook an exception came from, once."""
+        ref = getattr(self.config.hooks, name, None)
+        who = f"the {name} hook '{ref}'" if ref else f"the default {name}"
+        return f"{who} raised {type(exc).__name__}: {exc}"
 
     def where(self) -> str:
         """"task 'NAME' (its YAML file, else its folder)": how messages name the task."""
@@ -223,89 +241,100 @@ class Task:
         return None
 
     def load_docs(self, data_dir: Optional[Path] = None, split: Optional[str] = None) -> list[dict]:
-        """Every doc of the split, each with a string `doc_id`."""
+        """Every doc of the split, each with a string `doc_id` (`load_split(...).docs`)."""
+        return self.load_split(data_dir, split).docs
+
+    def load_split(self, data_dir: Optional[Path] = None, split: Optional[str] = None) -> LoadedSplit:
+        """The split (default: the config's) under `data_dir` (default: the task's `data`), with the rows the
+        loader could not use; the task itself is unchanged (`with_split` makes the task that holds it)."""
         ds = self.config.dataset
         split = split or ds.split
+        data_dir = self.data if data_dir is None else data_dir
+        release = None
         if data_dir is None and ds.hub is not None and not ds.source:
-            data_dir = self._fetch_release(split)
-        elif data_dir is not None:
-            self.release = None
+            release = self._fetch_release(split)
+            data_dir = release.path
         root = self.resolve_root(data_dir)
-        self.data_root = root
-        self._checked_dirs.clear()  # folders are checked again in every run that loads the data
-        self.media_roots = []  # set again when the rows come through `datasets`
         if root is not None and not root.exists():
             hint = ds.build_hint or "point --data at a dataset folder"
             raise DataError(f"task '{self.name}': dataset folder {root} does not exist; {hint}")
-        if root is None and not ds.source:  # a loader hook too would get no folder to read (root=None)
-            hint = f"; {ds.build_hint}" if ds.build_hint else ""
-            raise DataError(
-                f"task '{self.name}': no dataset given: pass --data DIR (a local dataset root){hint}"
-            )
+        media: tuple[Path, ...] = ()
         loader = self.hook("loader")
         if loader is not None:
             docs = list(loader(root, split, dict(ds.options)))
         elif root is not None:
-            docs = self._read_root(root, split)
+            docs, media = self._read_root(root, split)
+        elif ds.source:
+            docs, media = self._load_datasets(None, split)
         else:
-            docs = self._load_datasets(None, split)
+            hint = f"; {ds.build_hint}" if ds.build_hint else ""
+            raise DataError(
+                f"task '{self.name}': no dataset given: pass --data DIR (a local dataset root){hint}"
+            )
+        out, dropped = self._checked_rows(docs, split)
+        return LoadedSplit(out, dropped, root, release, media)
+
+    def _checked_rows(self, docs: list, split: str) -> tuple[list[dict], list[dict[str, str]]]:
+        """The loader's rows as docs with unique string ids, and the rows it could not use."""
         seen: set[str] = set()
-        out = []
-        self.dropped = []
+        out: list[dict] = []
+        dropped: list[dict[str, str]] = []
         for i, doc in enumerate(docs):
             if isinstance(doc, DroppedRow):
-                self.dropped.append(doc.to_json())
+                dropped.append(doc.to_json())
                 continue
             if not isinstance(doc, dict):
-                what = f"row {i} of split '{split}' is {type(doc).__name__} {_short(doc)}, not a mapping"
-                self.dropped.append(DroppedRow("not_a_mapping", f"task '{self.name}': {what}").to_json())
+                what = f"row {i} of split '{split}' is {type(doc).__name__} {short_repr(doc)}, not a mapping"
+                dropped.append(DroppedRow("not_a_mapping", f"task '{self.name}': {what}").to_json())
                 continue
             doc_id = str(doc.get(self.config.doc_id, doc.get("doc_id", i)))
             if doc_id in seen:
                 what = f"row {i} of split '{split}' repeats doc id '{doc_id}' (the first row with it is kept)"
-                self.dropped.append(DroppedRow("duplicate_id", f"task '{self.name}': {what}").to_json())
+                dropped.append(DroppedRow("duplicate_id", f"task '{self.name}': {what}").to_json())
                 continue
             seen.add(doc_id)
             doc = dict(doc)
             doc["doc_id"] = doc_id
             out.append(doc)
-        return out
+        return out, dropped
 
-    def _fetch_release(self, split: str) -> Path:
-        """The task's release from the hub into the HF cache (harness/data/fetch.py); its snapshot is the root."""
+    def _fetch_release(self, split: str) -> FetchedRelease:
+        """The task's release from the hub into the HF cache (harness/data/fetch.py); its snapshot is the root.
+        A task holding a release already (the evaluated split) fetches the same commit, and the two merge."""
         ds = self.config.dataset
-        revision = self.data_revision or (self.release.commit if self.release else None)
+        revision = self.run.data_revision or (self.release.commit if self.release else None)
         got = fetch_release(
-            ds.hub, self.name, split, ds.data_key, dict(ds.options), revision, self.show_progress,
+            ds.hub, self.name, split, ds.data_key, dict(ds.options), revision, self.run.progress,
             base_dir=self.base_dir,
         )
-        self.release = got if self.release is None else self.release.merged(got)
-        return got.path
+        return got if self.release is None else self.release.merged(got)
 
-    def _read_root(self, root: Path, split: str) -> list[dict]:
+    def _read_root(self, root: Path, split: str) -> tuple[list, tuple[Path, ...]]:
         """A local dataset folder or file: `{split}.jsonl` / `.json`, or anything `datasets` reads (parquet,
         csv, saved). A task in lmms-eval's format always reads through `datasets`, so its docs (and what its
-        `process_docs` receives) are the rows lmms-eval gets."""
+        `process_docs` receives) are the rows lmms-eval gets. With the rows: the media roots of `datasets`."""
         ds = self.config.dataset
         if self.config.lmms is not None:
             return self._load_datasets(root, split)
         if root.is_file() and root.suffix.lower() in (".jsonl", ".json"):
-            return _read_local_split(root.parent, root.stem, self.name, [root.name])
+            return read_local_split(root.parent, root.stem, self.name, [root.name]), ()
         native = root.is_dir() and any(
             (root / f"{p}{split}.{x}").exists() for p in ("", "data/") for x in ("jsonl", "json")
         )
         builder = bool(ds.data_files) and ds.source in hf_data.PACKAGED  # e.g. json + data_files
         if builder or (not native and hf_data.is_datasets_path(root, ds)):
             return self._load_datasets(root, split)
-        return _read_local_split(root, split, self.name)
+        return read_local_split(root, split, self.name), ()
 
-    def _load_datasets(self, root: Optional[Path], split: str) -> list[dict]:
-        """Rows through HF `datasets` (harness/data/hf_datasets.py); their media may live in the media cache."""
-        self.media_roots = hf_data.media_roots(self.cache_dir)
+    def _load_datasets(self, root: Optional[Path], split: str) -> tuple[list, tuple[Path, ...]]:
+        """Rows through HF `datasets` (harness/data/hf_datasets.py), and the folders their media may live in (the
+        media cache)."""
         ds, media = self.config.dataset, self.config.media_field
-        if self.data_revision and root is None and hf_data.is_hub_source(ds, self.base_dir):
-            ds = ds.model_copy(update={"revision": self.data_revision})
-        return hf_data.load_rows(ds, split, self.name, self.base_dir, root, media, self.cache_dir)
+        revision = self.run.data_revision
+        if revision and root is None and hf_data.is_hub_source(ds, self.base_dir):
+            ds = ds.model_copy(update={"revision": revision})
+        rows = hf_data.load_rows(ds, split, self.name, self.base_dir, root, media, self.cache_dir)
+        return rows, tuple(hf_data.media_roots(self.cache_dir))
 
     # -- requests ----------------------------------------------------------------------------------
     def render_prompt(self, doc: dict) -> str:
@@ -385,18 +414,20 @@ class Task:
             return hook(doc)
         return doc.get(self.config.target_field) if self.config.target_field else None
 
-    def oracle_answer(self, doc: dict, target: Any) -> str:
+    def oracle_answer(self, doc: dict, target: Any) -> str | dict[str, Any]:
+        """The oracle's reply: text, or {"text", "structured"} (HookContractError when the hook returns else)."""
         hook = self.hook("oracle_answer")
-        if hook is not None:
-            return hook(doc, target)
-        return target if isinstance(target, str) else json.dumps(target)
+        if hook is None:
+            return target if isinstance(target, str) else json.dumps(target)
+        value = hook(doc, target)
+        oracle_reply(value, f"{self.where()} doc '{doc.get('doc_id')}'")
+        return value
 
     def answer_space(self, docs: list[dict]) -> Optional[list[str] | dict[str, list[str]]]:
         """The `random` baseline's answers: a list, or a dict of lists keyed by the prior key's values."""
         hook = self.hook("answer_space")
         if hook is not None:
-            space = hook(docs)
-            return {str(k): list(v) for k, v in space.items()} if isinstance(space, dict) else list(space)
+            return answer_space_value(hook(docs), self.where())
         if self.config.answer_space:
             return list(self.config.answer_space)
         values = sorted({str(self.target(d)) for d in docs if self.target(d) is not None})
@@ -415,19 +446,16 @@ class Task:
                 f"test-only), so the 'prior' baseline has nothing to learn from; {instead}",
                 self.name,
             )
-        saved = (self.data_root, list(self.dropped))  # the evaluated split's accounting stays as it was
         try:
-            docs = self.load_docs(data_dir, split=train)
+            docs = self.load_split(data_dir, split=train).docs  # the task (its evaluated split) is unchanged
         except (DataError, OSError) as exc:
             raise UnsuitableModelError(
                 f"the 'prior' baseline needs the training split '{train}' of task '{self.name}', which did "
                 f"not load ({exc}); {instead}",
                 self.name,
             ) from exc
-        finally:
-            self.data_root, self.dropped = saved
         if not docs:
-            root = self.resolve_root(data_dir)
+            root = self.resolve_root(self.data if data_dir is None else data_dir)
             where = f" under {root}" if root else ""
             raise UnsuitableModelError(
                 f"task '{self.name}': its training split '{train}'{where} has no rows, so the 'prior' baseline "
@@ -439,13 +467,19 @@ class Task:
         counts: dict[str, Counter] = {}
         for d in docs:
             k = str(d.get(key, "")) if key else ""
-            counts.setdefault(k, Counter())[str(self.oracle_answer(d, self.target(d)))] += 1
+            reply = oracle_reply(self.oracle_answer(d, self.target(d)), f"{self.where()} doc '{d['doc_id']}'")
+            counts.setdefault(k, Counter())[reply["text"]] += 1
         return {k: sorted(c.items(), key=lambda kv: (-kv[1], kv[0]))[0][0] for k, c in counts.items()}
 
     # -- scoring -----------------------------------------------------------------------------------
-    def parse(self, response: Response, doc: dict) -> Parsed:
+    def parse(self, response: Response, doc: dict, judge: Any = None) -> Parsed:
+        """The parse hook's Parsed for a reply (HookContractError when it returns anything else)."""
         hook = self.hook("parse")
-        return hook(response, doc, None) if hook is not None else default_parse(response, doc)
+        if hook is None:
+            return default_parse(response, doc)
+        parsed = hook(response, doc, judge)
+        what = f"{self.where()} doc '{doc.get('doc_id')}'"
+        return check_return(parsed, "parse", what, "harness.api.Parsed", isinstance(parsed, Parsed))
 
     def prepare_scoring(self, records: list[dict]) -> None:
         """Hand every answer about to be scored to the task's `prepare_scoring` hook, once, before the per-sample
@@ -467,6 +501,8 @@ class Task:
         (answer "" when invalid), which its aggregation (e.g. a registered metric) consumes."""
         hook = self.hook("score")
         scores = hook(parsed, target, doc) if hook is not None else default_score(parsed, target, doc)
+        what = f"{self.where()} doc '{doc.get('doc_id')}'"
+        check_return(scores, "score", what, "dict[str, float | None]", isinstance(scores, dict))
         for m in self.config.metrics:
             if m.name not in scores and self.aggregator(m).corpus:
                 scores = {**scores, m.name: [parsed.answer if parsed.valid else "", target]}
@@ -475,6 +511,13 @@ class Task:
     def logged_doc(self, doc: dict) -> dict:
         fields = self.config.log_doc_fields
         return doc if fields is None else {k: doc.get(k) for k in ["doc_id", *fields]}
+
+
+def _contract_of(field_name: str) -> Optional[HookContract]:
+    """The contract a hook field is checked against (metrics' file aggregations included), or None."""
+    if field_name.startswith("metrics["):
+        return AGGREGATION
+    return HOOKS.get(field_name)
 
 
 class RowFieldError(ValueError):
@@ -504,54 +547,3 @@ def _function_references(value: Any, where: str):
     elif isinstance(value, list):
         for i, item in enumerate(value):
             yield from _function_references(item, f"{where}[{i}]")
-
-
-def _short(value: Any, limit: int = 60) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def read_jsonl_rows(path: Path, what: str) -> list:
-    """One JSON value per non-empty line; a line that is not valid JSON (or not UTF-8) becomes a
-    DroppedRow("invalid_json") naming the file and line, so one bad line never stops a run."""
-    rows: list = []
-    with open(path, encoding="utf-8-sig", errors="surrogateescape") as f:  # a byte-order mark is not row 1's
-        for lineno, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                rows.append(json.loads(line))
-            except (json.JSONDecodeError, UnicodeError) as exc:
-                msg = getattr(exc, "msg", str(exc))
-                rows.append(
-                    DroppedRow("invalid_json", f"{what}: {path} line {lineno} is not valid JSON ({msg})")
-                )
-    return rows
-
-
-def _read_local_split(root: Path, split: str, task: str, names: Optional[list[str]] = None) -> list[dict]:
-    names = names or [f"{split}.jsonl", f"{split}.json", f"data/{split}.jsonl", f"data/{split}.json"]
-    for name in names:
-        if (root / name).exists():
-            try:
-                p = Path(resolve_media_path(root, name, f"task '{task}'", kind="split file"))
-            except MediaPathError as exc:
-                raise DataError(str(exc)) from None
-            if p.suffix == ".jsonl":
-                return read_jsonl_rows(p, f"task '{task}'")
-            try:
-                data = json.loads(p.read_text(encoding="utf-8"))
-            except json.JSONDecodeError as exc:
-                raise DataError(
-                    f"task '{task}': {p} is not valid JSON (line {exc.lineno}: {exc.msg})"
-                ) from exc
-            rows = data
-            if isinstance(data, dict):
-                rows = data.get("data", data.get("questions"))
-            if not isinstance(rows, list):
-                raise DataError(
-                    f"task '{task}': {p} holds {type(data).__name__}; expected a JSON list of rows "
-                    '(or {"data": [...]})'
-                )
-            return rows
-    raise DataError(f"task '{task}': no '{split}' split in {root} (looked for {split}.jsonl / {split}.json)")

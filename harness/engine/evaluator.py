@@ -37,7 +37,7 @@ from harness.engine.frame_feed import (
 )
 from harness.engine.generation import Generation, GenerationPipeline
 from harness.engine.sample import Instance, SampleFrames, SampleRecord, sample_error
-from harness.errors import HarnessError, StrictModeError
+from harness.errors import HarnessError, HookContractError, StrictModeError
 from harness.frames import FrameCache, MediaError, decoder_identity, load_clip
 from harness.frames import content_hash as media_hash
 from harness.frames.spec import FrameSpec
@@ -93,19 +93,26 @@ class Evaluator:
         """Build the sample's one request (paths resolved and the frame budget applied as the task builds its
         messages) and (with `key`) its cache key; problems become the instance's error."""
         task, doc = inst.task, inst.doc
+        step = "target"  # the hook running: an exception in a task's own hook is named by it
         try:
             inst.target = task.target(doc)
+            step = "build_request"
             messages = task.build_messages(doc, partial(per_clip_budget, self.model.capabilities))
+            step = "oracle_answer"
+            hints = self._hints(task, doc, inst.target) if self.model.uses_hints else {}
         except MEDIA_ERRORS as exc:
             inst.error = sample_error("media", exc)
             return
-        except HarnessError:
-            raise
-        except Exception as exc:  # a malformed row: counted, not fatal
+        except HookContractError as exc:  # e.g. an oracle_answer of the wrong type: counted, naming the hook
             inst.error = sample_error("request", exc)
             return
+        except HarnessError:
+            raise
+        except Exception as exc:  # a malformed row or a task hook's bug: counted, not fatal
+            named = getattr(task.config.hooks, step, None) is not None
+            inst.error = sample_error("request", task.hook_failure(step, exc) if named else exc, type(exc).__name__)
+            return
         gen = {**task.generation_kwargs(), **self.cfg.gen_kwargs}
-        hints = self._hints(task, doc, inst.target) if self.model.uses_hints else {}
         request = Request(messages, gen, None, task.name, doc["doc_id"], hints)
         inst.frames = self.sample_frames(task, len(request.videos()))
         request.frame_spec = inst.frames.spec
@@ -271,7 +278,7 @@ def _clean_scores(scores: Any, items: frozenset = frozenset()) -> dict[str, Any]
     `items` names corpus metrics (harness/scoring/aggregations.py), whose per-sample values are items of any JSON
     kind (a [answer, target] pair, lmms-eval's process_results dicts), kept as they are."""
     if not isinstance(scores, dict):
-        raise TypeError(f"the score hook returned {type(scores).__name__}, not a dict of metric values")
+        raise HookContractError(f"the score hook returned {type(scores).__name__}, not a dict of metric values")
     out: dict[str, Any] = {}
     for k, v in scores.items():
         if v is None or (isinstance(v, float) and math.isnan(v)):
@@ -303,33 +310,45 @@ def score_answer(
 
     Whatever the model returned is an answer: when the task's parser or scorer cannot use it (it raises,
     or gives a score that is no finite number), the answer is scored as the task's invalid answer (wrong,
-    or zero for dense metrics: the task's own score of an invalid `Parsed`), with the reason in
-    `parsed.note` and `parsed.unusable`. Only when the task cannot score even an invalid answer is the
-    sample an error (`score`, a task bug), so a failure never leaves a sample out of a mean silently.
+    or zero for dense metrics: the task's own score of an invalid `Parsed`), with the reason, naming the hook
+    that raised, in `parsed.note` and `parsed.unusable`. A hook that returns a value of the wrong type breaks
+    its contract (harness.contract.hooks): a counted `parse` or `score` error, as is a task that cannot score
+    even an invalid answer, so a failure never leaves a sample out of a mean silently.
     """
     response = Response(text=raw or "", structured=structured)
+    step = "parse"
     try:
-        hook = task.hook("parse")  # always (response, doc, judge): see harness.data.task.with_judge
-
-        def parse(resp: Response) -> Any:
-            return hook(resp, doc, judge) if hook is not None else task.parse(resp, doc)
+        def parse(resp: Response) -> Parsed:  # every pipeline's parse runs before any score (filtered.py)
+            nonlocal step
+            step = "parse"
+            parsed = task.parse(resp, doc, judge)
+            step = "score"
+            return parsed
 
         parsed, scores = parse_and_score(task, response, parse, target, doc)  # per filter pipeline, if any
         scores = _clean_scores(scores, _corpus_metrics(task))
+    except HookContractError as exc:  # a task bug, not the model's answer: counted
+        return {"error": sample_error(step, exc)}
     except Exception as exc:  # the answer is unusable: scored as the task's invalid answer
-        unusable = f"{type(exc).__name__}: {exc}"
-        parsed = Parsed(answer=None, valid=False, note=f"answer not usable by the task's scorer ({unusable})")
-        try:
-            invalid = {p.name: parsed for p in task.filter_pipelines()}
-            raw_scores = scores_per_pipeline(task, invalid, target, doc) if invalid else task.score(parsed, target, doc)
-            scores = _clean_scores(raw_scores, _corpus_metrics(task))
-        except Exception as exc2:  # the task cannot score an invalid answer either: a task bug, counted
-            error = sample_error("score", exc2)
-            error["message"] += f" (scoring an invalid answer, after: {unusable})"
-            return {"error": error}
-        return {"parsed": {**parsed.to_json(), "unusable": unusable}, "scores": scores}
-    parsed_json = parsed.to_json() if isinstance(parsed, Parsed) else {"answer": parsed, "valid": True}
-    return {"parsed": parsed_json, "scores": scores}
+        return _scored_invalid(task, doc, target, step, task.hook_failure(step, exc))
+    return {"parsed": parsed.to_json(), "scores": scores}
+
+
+def _scored_invalid(task: Task, doc: dict, target: Any, step: str, unusable: str) -> dict[str, Any]:
+    """The record fields of an answer the task's `step` hook could not use: its invalid answer's scores (per
+    filter pipeline, if any), or a `score` error naming the hook once when the task cannot score an invalid
+    answer either."""
+    parsed = Parsed(answer=None, valid=False, note=f"answer not usable: {unusable}")
+    try:
+        invalid = {p.name: parsed for p in task.filter_pipelines()}
+        raw_scores = scores_per_pipeline(task, invalid, target, doc) if invalid else task.score(parsed, target, doc)
+        scores = _clean_scores(raw_scores, _corpus_metrics(task))
+    except Exception as exc:  # the task cannot score an invalid answer either: a task bug, counted
+        message = task.hook_failure("score", exc) if not isinstance(exc, HookContractError) else str(exc)
+        if step != "score":  # the parser failed first: say so too (the score hook's own failure is said once)
+            message += f" (scoring an invalid answer, after: {unusable})"
+        return {"error": sample_error("score", message, type(exc).__name__)}
+    return {"parsed": {**parsed.to_json(), "unusable": unusable}, "scores": scores}
 
 
 def score_sample(task: Task, rec: SampleRecord, judge: Any = None) -> None:

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from harness.config.schema import TaskConfig
+from harness.contract.hooks import check_model_class
 from harness.contract.model import Model, check_answer_type
 from harness.engine.judging import RULE_JUDGE
 from harness.errors import ConfigError, ModelLoadError, UnknownNameError
@@ -79,6 +80,8 @@ def check_fit(state: PluginState, name: str, factory: Any, tasks: Sequence[Any])
 def load_model(state: PluginState, name: str, args: dict[str, Any], tasks: Sequence[Any] = ()) -> Model:
     """The registered model `name` built with its --model_args, after checking it can answer `tasks`."""
     factory = _factory(state.registry.get("model", name), f"model '{name}'")
+    if isinstance(factory, type):  # its methods hold to their contracts (harness.contract.hooks.ModelMethods)
+        check_model_class(factory)
     check_fit(state, name, factory, tasks)
     return _build(factory, f"model '{name}'", "--model_args", args)
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from harness import __version__
+from harness.data.run_context import RunContext
 from harness.data.task import Task
 from harness.engine.evaluator import rescore_record
 from harness.engine.runner import RunOutcome, build_task, lmms_output_path
@@ -105,8 +106,7 @@ def rescore(
     seed = results["config"].get("seed", seed)
     seeds = _rescore_seeds(results["config"], seed)
     results["config"].update(seeds.to_config())  # the seeds this rescore set (a file of schema 1 may lack them)
-    for t in tasks:
-        t.bind_run((), lmms_output_path(output_path, None))
+    tasks = [t.with_run(RunContext(output_dir=lmms_output_path(output_path, None))) for t in tasks]
     rescore_in_order(tasks, per_task, rescore_record, seeds)
     for t in tasks:
         before = (original or {}).get("task_results", {}).get(t.name) or {}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Optional
 
@@ -14,10 +14,12 @@ from harness.cache import default_cache_dir
 from harness.config.filter_list import metric_key
 from harness.config.run import RunConfig
 from harness.config.schema import GroupConfig, parse_task_config
+from harness.contract.hooks import GROUP_AGGREGATE, check_hook
 from harness.contract.messages import TaskInfo
 from harness.contract.model import Model
 from harness.data.filtered import scores_per_pipeline
 from harness.data.lmms_task import LmmsTask
+from harness.data.run_context import RunContext
 from harness.data.task import Parsed, Task
 from harness.engine import distributed
 from harness.engine.evaluator import Evaluator, prepare_scoring, rescore_sample, score_sample
@@ -29,7 +31,7 @@ from harness.engine.seeding import Seeds, rescore_in_order, score_in_order, seed
 from harness.errors import ConfigError, UnknownNameError
 from harness.frames.spec import FrameSpec
 from harness.plugins.loading import PluginState, load_plugins
-from harness.plugins.references import hook_file, load_hook
+from harness.plugins.references import load_hook
 from harness.plugins.task_imports import check_task_imports
 from harness.results.lm_eval_keys import add_lm_eval_keys, lm_eval_config, stderrs_of, task_hash
 from harness.results.writer import (
@@ -59,17 +61,26 @@ class RunOutcome:
     records: dict[str, list[dict]] = field(default_factory=dict)  # task -> per-sample records (rank 0)
 
 
-def build_task(state: PluginState, name: str) -> Task:
-    """A runnable Task for a registered task name."""
+def build_task(
+    state: PluginState,
+    name: str,
+    data: Optional[Path] = None,
+    cache_dir: Optional[Path] = None,
+    run: RunContext = RunContext(),
+) -> Task:
+    """A runnable Task for a registered task name, built with the run's data root, cache dir and context."""
     entry = state.registry.get("task", name)
     cfg = parse_task_config(entry.extra["config"], entry.extra["path"])
     if isinstance(cfg, GroupConfig):
         raise ConfigError(f"'{name}' is a group, not a task")
     check_task_imports(name, cfg)  # a hook needing a missing package: refused now, naming the extra
     cls = LmmsTask if cfg.lmms is not None else Task
-    task = cls(cfg, Path(entry.extra["path"]).parent, entry.plugin, entry.plugin_version)
-    task.config_path = Path(entry.extra["path"])
-    task.check_references()
+    path = Path(entry.extra["path"])
+    task = cls(
+        cfg, path.parent, entry.plugin, entry.plugin_version, config_path=path, data=data, cache_dir=cache_dir,
+        run=run,
+    )  # fmt: skip
+    task.check_hooks()  # every hook resolved and held to its contract before any data or model loads
     task.resolve_aggregations(state.registry)
     return task
 
@@ -87,7 +98,9 @@ def expand_tasks(state: PluginState, names: list[str]) -> tuple[list[str], dict[
             cfg = parse_task_config(entry.extra["config"], entry.extra["path"])
             cfg.metadata["_base_dir"] = str(Path(entry.extra["path"]).parent)
             if cfg.hooks.aggregate:  # checked now: the hook runs only after every model call
-                hook_file(cfg.hooks.aggregate, Path(cfg.metadata["_base_dir"]), _group_field(name, "hooks.aggregate"))
+                base = Path(cfg.metadata["_base_dir"])
+                hook = load_hook(cfg.hooks.aggregate, base, _group_field(name, "hooks.aggregate"))
+                check_hook(hook, GROUP_AGGREGATE, f"group '{name}' ({entry.extra['path']})", cfg.hooks.aggregate)
             groups[name] = cfg
             for member in cfg.task:
                 visit(member, trail + (name,))
@@ -236,6 +249,24 @@ def _prepared_instances(
     return instances
 
 
+def _load_tasks(
+    tasks: list[Task], cfg: RunConfig
+) -> tuple[dict[str, tuple[int, list[dict]]], list[tuple[Task, list[dict]]]]:
+    """Each task's split loaded and checked (rows, drops, metric names): task -> (rows loaded, rows dropped),
+    and each task holding its split with the docs the run evaluates (--limit applied)."""
+    loaded: dict[str, tuple[int, list[dict]]] = {}
+    task_docs: list[tuple[Task, list[dict]]] = []
+    for task in tasks:
+        split = task.load_split(cfg.data, cfg.split)
+        task = task.with_split(split)
+        loaded[task.name] = (len(split.docs), list(split.dropped))
+        report_dropped(task.name, task.dropped)
+        check_loaded(task, split.docs, cfg.split)
+        check_metric_names(task, split.docs)
+        task_docs.append((task, _apply_limit(task, split.docs, cfg.limit)))
+    return loaded, task_docs
+
+
 def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
     """Evaluate cfg.model on cfg.tasks; rank 0 writes results (and samples with log_samples)."""
     start_time = time.time()
@@ -243,26 +274,22 @@ def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
     seed_generators(seeds)  # loaders and process_docs see lmms-eval's seeded generators
     state = state or load_plugins(cfg.include_path)
     names, groups = _expand_reporting_broken(state, cfg.tasks)
-    tasks = [build_task(state, n) for n in names]
+    context = RunContext(progress=cfg.progress, data_revision=cfg.data_revision)
+    tasks = [build_task(state, n, cfg.data, cfg.cache_dir, context) for n in names]
     state.registry.get("model", cfg.model)  # names are cheap to check: an unknown one fails first
     if cfg.judge and cfg.judge != RULE_JUDGE:
         judge_entry(state, cfg.judge)
     # data before the model: a missing or malformed dataset stops the run before a large model loads
-    loaded: dict[str, tuple[int, list[dict]]] = {}
-    task_docs: list[tuple[Task, list[dict]]] = []
-    for task in tasks:
-        task.cache_dir = cfg.cache_dir
-        task.data_revision, task.show_progress = cfg.data_revision, cfg.progress
-        all_docs = task.load_docs(cfg.data, cfg.split)
-        loaded[task.name] = (len(all_docs), list(task.dropped))
-        report_dropped(task.name, task.dropped)
-        check_loaded(task, all_docs, cfg.split)
-        check_metric_names(task, all_docs)
-        task_docs.append((task, _apply_limit(task, all_docs, cfg.limit)))
-    model = load_model(state, cfg.model, cfg.model_args, tasks)
+    loaded, task_docs = _load_tasks(tasks, cfg)
+    model = load_model(state, cfg.model, cfg.model_args, [t for t, _ in task_docs])
     model_name = model.display_name or cfg.model
-    for task in tasks:
-        task.bind_run(model_family_names(model, cfg.model), lmms_output_path(cfg.output_path, cfg.cache_dir, model_name))
+    context = replace(
+        context,
+        model_names=model_family_names(model, cfg.model),
+        output_dir=lmms_output_path(cfg.output_path, cfg.cache_dir, model_name),
+    )
+    task_docs = [(t.with_run(context), docs) for t, docs in task_docs]  # the tasks as the model's run sees them
+    tasks = [t for t, _ in task_docs]
     judge = None
     rank, world = distributed.world()
     try:

@@ -32,7 +32,7 @@ import pluggy
 
 from harness import __version__, hookspecs
 from harness.config.index import index_task_path
-from harness.errors import ConfigError
+from harness.errors import ConfigError, PluginConflictError
 from harness.plugins.registry import Entry, Registry
 
 log = logging.getLogger("harness.plugins.loading")
@@ -142,7 +142,8 @@ def _make_register(registry: Registry, info: PluginInfo, kind: str, base_dir: Op
             return
         if factory is None:
             raise TypeError(f"register({name!r}) for a {kind} needs a factory (a class or 'module:attr')")
-        registry.add(Entry(kind, str(name), factory, description, info.name, info.version, extra))
+        entry = Entry(kind, str(name), factory, description, info.name, info.version, extra, info.source)
+        registry.add(entry)
         info.registered.setdefault(kind, []).append(str(name))
 
     return register
@@ -154,7 +155,7 @@ def _call_hooks(
     for kind in hookspecs.KINDS:
         if kinds is not None and kind.name not in kinds:
             continue
-        for impl in getattr(pm.hook, kind.hook).get_hookimpls():  # registration order: the first one wins
+        for impl in getattr(pm.hook, kind.hook).get_hookimpls():
             info = infos[impl.plugin_name]
             module = impl.plugin
             base = Path(module.__file__).parent if getattr(module, "__file__", None) else None
@@ -163,6 +164,25 @@ def _call_hooks(
             except Exception as exc:  # a broken plugin must not stop the others
                 info.errors.append(f"{kind.hook} raised {type(exc).__name__}: {exc}")
                 log.warning("plugin '%s': %s raised %s: %s", info.name, kind.hook, type(exc).__name__, exc)
+
+
+def _index_include_paths(
+    include_paths: Sequence[str | os.PathLike], registry: Registry, infos: dict[str, PluginInfo]
+) -> None:
+    """Register the tasks of every --include_path folder, each as a plugin `include:PATH` of its own."""
+    for raw in include_paths:
+        path = Path(raw)
+        info = PluginInfo(name=f"include:{path}", version="local", source="--include_path", module=str(path))
+        infos[info.name] = info
+        if not path.exists():
+            info.errors.append(f"--include_path {path} does not exist")
+            continue
+        try:  # a bad file is reported by name; the folder's other tasks still register
+            for entry in index_task_path(path, plugin=info.name, plugin_version="local", errors=info.errors):
+                registry.add(entry)
+                info.registered.setdefault("task", []).append(entry.name)
+        except Exception as exc:
+            info.errors.append(f"{type(exc).__name__}: {exc}")
 
 
 def load_plugins(
@@ -228,19 +248,11 @@ def load_plugins(
 
     _call_hooks(pm, registry, infos, kinds)
 
-    for raw in include_paths if kinds is None or "task" in kinds else ():
-        path = Path(raw)
-        info = PluginInfo(name=f"include:{path}", version="local", source="--include_path", module=str(path))
-        infos[info.name] = info
-        if not path.exists():
-            info.errors.append(f"--include_path {path} does not exist")
-            continue
-        try:  # a bad file is reported by name; the folder's other tasks still register
-            for entry in index_task_path(path, plugin=info.name, plugin_version="local", errors=info.errors):
-                registry.add(entry)
-                info.registered.setdefault("task", []).append(entry.name)
-        except Exception as exc:
-            info.errors.append(f"{type(exc).__name__}: {exc}")
-    for msg in registry.conflicts:
-        log.warning(msg)
+    if kinds is None or "task" in kinds:
+        _index_include_paths(include_paths, registry, infos)
+    if registry.conflicts:
+        raise PluginConflictError(
+            "; ".join(map(str, registry.conflicts))
+            + ". Rename one, or leave one source out (its --include_path, or HARNESS_PLUGINS to pick plugins)"
+        )
     return PluginState(registry=registry, plugins=list(infos.values()))

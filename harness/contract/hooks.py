@@ -1,0 +1,368 @@
+"""The contract of every task hook and every model method, in one file: argument and return types.
+
+A task's YAML names its hooks by reference (`hooks.parse: hooks.py:parse`, `dataset.loader: ...`); each one is a
+plain function fitting the Protocol of its field below. The contracts are checked in two places:
+
+- when the task is built (`harness.data.task.Task`), before any data or model is loaded: a reference that does not
+  resolve, or a function whose parameters cannot take the arguments the harness passes, or whose declared return
+  type is not the contract's, is a HookContractError (exit 2) naming the task, the field and the reference;
+- where a hook's value is used (`check_return`): a value of the wrong type is a HookContractError naming the hook,
+  a counted per-sample error where the hook runs per sample, never a silent wrong answer.
+
+Model adapters implement `harness.api.Model`; `ModelMethods` below states each method's contract and
+`check_model_class` holds an adapter class to it.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import re
+import typing
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional, Protocol, TypedDict, Union, runtime_checkable
+
+from harness.contract.messages import Message, Request, Response, TaskInfo
+from harness.errors import HookContractError
+
+#: the `harness.api.Task` a hook receives (named, not imported: the task module imports this one)
+Task = Any
+
+
+# -- the values hooks exchange ------------------------------------------------------------------------------
+@dataclass
+class Parsed:
+    """A parsed model answer (what `parse` returns): the value, whether it is a valid answer, and why not."""
+
+    answer: Any = None
+    valid: bool = True
+    note: Optional[str] = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        out = {"answer": self.answer, "valid": self.valid}
+        if self.note:
+            out["note"] = self.note
+        if self.extra:
+            out["extra"] = self.extra
+        return out
+
+
+@dataclass
+class DroppedRow:
+    """What a loader yields in place of a row it cannot use: counted in the results with its reason.
+
+    `reason` is a short tag (e.g. `bad_split`, `missing_field`), `detail` names the row and the problem.
+    """
+
+    reason: str
+    detail: str = ""
+
+    def to_json(self) -> dict[str, str]:
+        return {"reason": self.reason, "detail": self.detail}
+
+
+class OracleReply(TypedDict, total=False):
+    """An oracle answer with structured output: the reply's text and its `Response.structured` value."""
+
+    text: str
+    structured: Any
+
+
+#: what `oracle_answer` returns: the reply text, or the text plus structured output
+OracleAnswerValue = Union[str, OracleReply]
+#: what `answer_space` returns: one list of answers, or one per value of the task's prior key
+AnswerSpaceValue = Union[list[str], dict[str, list[str]]]
+#: what `score` returns: metric -> a number, None ("not applicable"), or a corpus metric's item of any JSON kind
+Scores = Mapping[str, Any]
+
+
+# -- task hooks: one Protocol per field of a task's YAML -------------------------------------------------------
+class Loader(Protocol):
+    """`dataset.loader`: every row of `split` under the dataset folder `root` (None: the task has no folder, e.g.
+    no --data and no `dataset.source`: refuse with harness.api.DataError); a row it cannot use is a DroppedRow."""
+
+    def __call__(self, root: Optional[Path], split: str, options: dict[str, Any]) -> Iterable[Union[dict, DroppedRow]]: ...
+
+
+class ProcessDocs(Protocol):
+    """`dataset.process_docs`: the `datasets.Dataset` before its rows are read -> the dataset to read."""
+
+    def __call__(self, dataset: Any) -> Any: ...
+
+
+class PatternsHook(Protocol):
+    """`dataset.hub.patterns_hook`: the hub files a task downloads for `split` (globs)."""
+
+    def __call__(self, split: str, options: dict[str, Any]) -> list[str]: ...
+
+
+class BuildRequest(Protocol):
+    """`hooks.build_request`: the chat messages of one row; video parts hold a VideoRef and no frames."""
+
+    def __call__(self, doc: dict[str, Any], task: Task) -> list[Message]: ...
+
+
+class Target(Protocol):
+    """`hooks.target`: the row's ground truth, any JSON value (default: the row's `target_field`)."""
+
+    def __call__(self, doc: dict[str, Any]) -> Any: ...
+
+
+class OracleAnswer(Protocol):
+    """`hooks.oracle_answer`: the reply a perfect model gives (the `oracle` answers it; `prior` counts its text)."""
+
+    def __call__(self, doc: dict[str, Any], target: Any) -> OracleAnswerValue: ...
+
+
+class AnswerSpace(Protocol):
+    """`hooks.answer_space`: the `random` baseline's answers, one list or one per prior-key value."""
+
+    def __call__(self, docs: list[dict[str, Any]]) -> AnswerSpaceValue: ...
+
+
+class Parse(Protocol):
+    """`hooks.parse`: a model's reply -> Parsed. It receives the Response (`.text`, `.structured`), not a string;
+    an unparsable reply is `Parsed(valid=False, note=why)`, never an exception. A third parameter, `judge`,
+    receives the LLM judge client (None without --judge)."""
+
+    def __call__(self, response: Response, doc: dict[str, Any]) -> Parsed: ...
+
+
+class Score(Protocol):
+    """`hooks.score`: per-sample scores of a parsed answer against the target; None is "not applicable"."""
+
+    def __call__(self, parsed: Parsed, target: Any, doc: dict[str, Any]) -> Scores: ...
+
+
+class PrepareScoring(Protocol):
+    """`hooks.prepare_scoring`: every answer of the task (samples-file records) before any is scored."""
+
+    def __call__(self, records: list[dict[str, Any]]) -> None: ...
+
+
+class Aggregate(Protocol):
+    """`hooks.aggregate`: extra tables for results.json from the task's per-sample records."""
+
+    def __call__(self, records: list[dict[str, Any]], task: Task) -> dict[str, Any]: ...
+
+
+class GroupAggregate(Protocol):
+    """A group's `hooks.aggregate`: tables across its members from {task: results entry}."""
+
+    def __call__(self, task_results: dict[str, dict[str, Any]]) -> dict[str, Any]: ...
+
+
+class Aggregation(Protocol):
+    """A metric's `aggregation: file.py:function`: one number from the metric's per-sample items (an lmms-eval
+    aggregation may take a second parameter, `args`: lmms-eval's command-line namespace)."""
+
+    def __call__(self, items: list[Any]) -> float: ...
+
+
+# -- the defaults: what a task without the hook gets ------------------------------------------------------
+def _normalise(text: Any) -> str:
+    return re.sub(r"[^\w\s]", "", str(text)).strip().lower()
+
+
+def with_judge(parse: Callable) -> Callable:
+    """A parse hook as the engine calls it, `parse(response, doc, judge)`: the documented two-parameter form
+    `parse(response, doc)` (no judge) is wrapped, decided once when the task loads its hook."""
+    if len(inspect.signature(parse).parameters) >= 3:
+        return parse
+
+    @functools.wraps(parse)
+    def parse_without_judge(response: Response, doc: dict, judge: Any = None) -> Any:
+        return parse(response, doc)
+
+    return parse_without_judge
+
+
+def default_parse(response: Response, doc: dict) -> Parsed:
+    """The whole reply, stripped; an empty reply is invalid."""
+    text = (response.text or "").strip()
+    return Parsed(answer=text, valid=bool(text), note=None if text else "empty reply")
+
+
+def default_score(parsed: Parsed, target: Any, doc: dict) -> dict[str, Optional[float]]:
+    """Accuracy by case- and punctuation-insensitive exact match."""
+    return {"accuracy": float(parsed.valid and _normalise(parsed.answer) == _normalise(target))}
+
+
+@dataclass(frozen=True)
+class HookContract:
+    """One hook field: its Protocol, how many positional arguments the harness passes (`arities`: the forms it
+    accepts), and the types its declared return annotation may name (None: anything)."""
+
+    field: str
+    protocol: type
+    arities: tuple[int, ...]
+    returns: Optional[tuple[type, ...]] = None
+
+
+#: every task hook field -> its contract (the house test holds the built-in tasks to these)
+HOOKS: dict[str, HookContract] = {
+    c.field: c
+    for c in (
+        HookContract("dataset.loader", Loader, (3,), (Iterable,)),
+        HookContract("dataset.process_docs", ProcessDocs, (1,)),
+        HookContract("dataset.hub.patterns_hook", PatternsHook, (2,), (list, Sequence)),
+        HookContract("hooks.build_request", BuildRequest, (2,), (list, Sequence)),
+        HookContract("hooks.target", Target, (1,)),
+        HookContract("hooks.oracle_answer", OracleAnswer, (2,), (str, dict, Mapping)),
+        HookContract("hooks.answer_space", AnswerSpace, (1,), (list, dict, Sequence, Mapping)),
+        HookContract("hooks.parse", Parse, (2, 3), (Parsed,)),
+        HookContract("hooks.score", Score, (3,), (dict, Mapping)),
+        HookContract("hooks.prepare_scoring", PrepareScoring, (1,), (type(None),)),
+        HookContract("hooks.aggregate", Aggregate, (2,), (dict, Mapping)),
+    )
+}
+#: a group's aggregate hook (group YAMLs) and a metric's file aggregation (task YAMLs)
+GROUP_AGGREGATE = HookContract("hooks.aggregate", GroupAggregate, (1,), (dict, Mapping))
+AGGREGATION = HookContract("aggregation", Aggregation, (1, 2))
+
+
+def _accepts(sig: inspect.Signature, n: int) -> bool:
+    try:
+        sig.bind(*range(n))
+    except TypeError:
+        return False
+    return True
+
+
+def _declared_return(fn: Callable) -> Any:
+    """The function's resolved return annotation, or inspect.Signature.empty when absent or unresolvable."""
+    try:
+        return typing.get_type_hints(fn).get("return", inspect.Signature.empty)
+    except Exception:  # noqa: BLE001 - an annotation naming what cannot be imported here is not checked
+        return inspect.Signature.empty
+
+
+def _fits(annotation: Any, allowed: tuple[type, ...]) -> bool:
+    """Whether a return annotation names only types of `allowed` (unions: every member; Any: yes)."""
+    if annotation is Any or annotation is inspect.Signature.empty:
+        return True
+    if annotation is None:
+        annotation = type(None)
+    origin = typing.get_origin(annotation)
+    if origin is Union or (origin is not None and origin.__name__ == "UnionType"):
+        return all(_fits(a, allowed) for a in typing.get_args(annotation))
+    base = origin or annotation
+    if not isinstance(base, type):
+        return True  # a TypeVar, a string left unresolved, ...: not checked
+    return any(issubclass(base, a) for a in allowed)
+
+
+def check_hook(fn: Any, contract: HookContract, where: str, ref: str) -> Callable:
+    """`fn` when it fits the contract; HookContractError naming the task (`where`), the field and the reference."""
+    what = f"{where} field '{contract.field}': hook '{ref}'"
+    proto = _protocol_signature(contract)
+    if not callable(fn):
+        raise HookContractError(f"{what} is a {type(fn).__name__}, not a function {proto}")
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):  # a builtin without a signature: trusted
+        return fn
+    if not any(_accepts(sig, n) for n in contract.arities):
+        raise HookContractError(f"{what} has the signature {sig}; the harness calls it as {proto}")
+    declared = _declared_return(fn)
+    if contract.returns is not None and not _fits(declared, contract.returns):
+        raise HookContractError(
+            f"{what} declares it returns {_type_name(declared)}; its contract is {proto} (harness.contract.hooks)"
+        )
+    return fn
+
+
+def _protocol_signature(contract: HookContract) -> str:
+    sig = inspect.signature(contract.protocol.__call__)
+    params = [p for p in sig.parameters.values() if p.name != "self"]
+    text = ", ".join(f"{p.name}: {p.annotation}" for p in params)
+    return f"{contract.field.split('.')[-1]}({text}) -> {sig.return_annotation}"
+
+
+def _type_name(value: Any) -> str:
+    return getattr(value, "__name__", None) or str(value)
+
+
+# -- checking what a hook returned, where it is used -----------------------------------------------------------
+def check_return(value: Any, field_name: str, where: str, expected: str, ok: bool) -> Any:
+    """`value` when `ok`; else HookContractError naming the hook and what it returned."""
+    if not ok:
+        raise HookContractError(
+            f"{where}: the {field_name} hook returned {type(value).__name__} {short_repr(value)}; its contract is "
+            f"{expected} (harness.contract.hooks)"
+        )
+    return value
+
+
+def oracle_reply(value: Any, where: str) -> OracleReply:
+    """An `oracle_answer` value as {"text", "structured"}; HookContractError for anything else."""
+    if isinstance(value, str):
+        return {"text": value, "structured": None}
+    ok = isinstance(value, Mapping) and isinstance(value.get("text", ""), str)
+    check_return(value, "oracle_answer", where, 'str or {"text": str, "structured": ...}', ok)
+    return {"text": value.get("text", ""), "structured": value.get("structured")}
+
+
+def answer_space_value(value: Any, where: str) -> AnswerSpaceValue:
+    """An `answer_space` value as a list of strings or a dict of them; HookContractError for anything else."""
+    expected = "list[str] or dict[str, list[str]]"
+    if isinstance(value, Mapping):
+        ok = all(isinstance(v, (list, tuple)) for v in value.values())
+        check_return(value, "answer_space", where, expected, ok)
+        return {str(k): [str(x) for x in v] for k, v in value.items()}
+    ok = isinstance(value, (list, tuple)) and not isinstance(value, str)
+    check_return(value, "answer_space", where, expected, ok)
+    return [str(x) for x in value]
+
+
+def short_repr(value: Any, limit: int = 60) -> str:
+    """repr(value), cut to `limit` characters: how messages quote a value."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+# -- model methods ------------------------------------------------------------------------------------------
+@runtime_checkable
+class ModelMethods(Protocol):
+    """What the evaluator calls on a model adapter (a `harness.api.Model` subclass; the base class documents
+    each method and implements all but `generate`)."""
+
+    def identity(self) -> dict[str, Any]:
+        """Everything that changes answers: goes into every response-cache key and the results."""
+        ...
+
+    def prepare_task(self, info: TaskInfo) -> None:
+        """Once per task before any request; raise UnsuitableModelError when the model cannot work on it."""
+        ...
+
+    def generate(self, requests: list[Request]) -> list[Union[Response, BaseException]]:
+        """One Response (or the exception that request failed with) per request, in order."""
+        ...
+
+    def generate_iter(self, requests: list[Request]) -> Iterator[tuple[int, Union[Response, BaseException]]]:
+        """(index, result) pairs as answers finish (the default wraps `generate`)."""
+        ...
+
+    def close(self) -> None:
+        """Free the model's resources (servers, GPU memory); called once after the run."""
+        ...
+
+
+def check_model_class(cls: type) -> None:
+    """HookContractError when an adapter class overrides a `ModelMethods` method with parameters that cannot
+    take the evaluator's arguments."""
+    for name, member in vars(ModelMethods).items():
+        if name.startswith("_") or not callable(member):
+            continue
+        method = getattr(cls, name, None)
+        if method is None:
+            raise HookContractError(f"model class {cls.__qualname__} has no method {name}(); derive it from harness.api.Model")
+        n = len(inspect.signature(member).parameters)  # self included
+        if not _accepts(inspect.signature(method), n):
+            raise HookContractError(
+                f"model class {cls.__qualname__}.{name}{inspect.signature(method)} cannot be called as "
+                f"{name}{inspect.signature(member)} (harness.contract.hooks.ModelMethods)"
+            )
