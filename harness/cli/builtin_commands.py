@@ -72,3 +72,9 @@ def register_commands(register):
         "score another tool's per-item outputs as a run of the harness (import NAME: an importer)",
         usage="import NAME FILE... --out DIR",
     )
+    register(
+        "grid",
+        "harness.cli.grid_cmd:main",
+        "every model of a grid file on every task, resumable, locally or on Ray / SLURM",
+        usage="grid GRID.yaml [--executor local|ray|slurm]",
+    )

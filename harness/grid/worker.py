@@ -1,0 +1,92 @@
+"""A grid worker: one model's cells, in order, each through the run command's own path (runner.run).
+
+Runs in a subprocess (`python -m harness.grid.worker JOB.json`, the local executor), a Ray task or a SLURM
+job; it reports each cell in a status file (state.py) the driver reads, and returns the same reports.
+A cell that fails is reported with its reason and the next one runs.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import socket
+import sys
+import time
+from pathlib import Path
+from typing import Any, Optional
+
+from harness.data.media import ALLOW_SYMLINKS_ENV
+from harness.engine import runner
+from harness.errors import HarnessError
+from harness.grid.cells import Cell, run_config
+from harness.grid.state import DONE, FAILED, INCOMPLETE, RUNNING, write_status
+from harness.plugins.loading import load_plugins
+from harness.scoring.completeness import is_complete
+
+log = logging.getLogger("harness.grid.worker")
+
+
+def headline(results: dict[str, Any], task: str) -> Optional[str]:
+    """`metric=value` of a cell's headline (the task's, or the group's first aggregate metric)."""
+    res = (results.get("task_results") or {}).get(task) or (results.get("group_results") or {}).get(task) or {}
+    metrics = res.get("metrics") or {}
+    name = res.get("headline") or next(iter(metrics), None)
+    value = (metrics.get(name) or {}).get("value") if name else None
+    if name is None:
+        return None
+    return f"{name}={value:.4f}" if isinstance(value, (int, float)) else f"{name}=n/a"
+
+
+def outcome(results: dict[str, Any], path: Optional[Path], task: str) -> dict[str, Any]:
+    """A finished cell's report from its results: done, or incomplete with the results' reasons."""
+    complete = is_complete(results)
+    return {
+        "status": DONE if complete else INCOMPLETE,
+        "results": str(path) if path else None,
+        "headline": headline(results, task),
+        "reason": None if complete else "; ".join(results.get("incomplete_reasons") or ["incomplete"]),
+    }
+
+
+def _run_cell(cell: Cell, state) -> dict[str, Any]:
+    try:
+        out = runner.run(run_config(cell.run), state)
+    except HarnessError as exc:
+        return {"status": FAILED, "reason": f"{type(exc).__name__}: {exc}".splitlines()[0]}
+    except Exception as exc:  # noqa: BLE001 - a cell's crash is its failure; the worker goes on
+        log.exception("cell %s failed", cell.title)
+        return {"status": FAILED, "reason": f"{type(exc).__name__}: {exc}".splitlines()[0]}
+    if out.results is None:
+        return {"status": FAILED, "reason": "this process is not rank 0 of a distributed run"}
+    return {**outcome(out.results, out.results_path, cell.task), "stats": dict(out.stats)}
+
+
+def run_job(job: dict[str, Any]) -> list[dict[str, Any]]:
+    """Run one job's cells (the cells of one model entry) and report each; returns the final reports."""
+    if job.get("allow_external_symlinks"):
+        os.environ[ALLOW_SYMLINKS_ENV] = "1"
+    cells = [Cell(**c) for c in job["cells"]]
+    output = Path(job["output_path"])
+    state = load_plugins(cells[0].run["include_path"]) if cells else None
+    reports = []
+    for cell in cells:
+        where = {"host": socket.gethostname(), "pid": os.getpid()}
+        started = time.time()
+        write_status(output, cell.id, {"status": RUNNING, "started": started, **where})
+        report = {**_run_cell(cell, state), "started": started, "ended": time.time(), **where}
+        write_status(output, cell.id, report)
+        reports.append(report)
+    return reports
+
+
+def main(argv: list[str]) -> int:
+    """`python -m harness.grid.worker JOB.json`: the local executor's worker process."""
+    job = json.loads(Path(argv[0]).read_text(encoding="utf-8"))
+    run_job(job)
+    return 0
+
+
+if __name__ == "__main__":
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    sys.exit(main(sys.argv[1:]))
