@@ -203,7 +203,7 @@ def _finish(run: GridRun, notes: list[str], out: TextIO) -> int:
     bad = [e for e in entries if e["status"] != DONE]
     for e in bad:
         print(f"  not complete: {e['name']} x {e['task']}: {e['status']}: {e.get('reason')}", file=out)
-    if bad or any(n.startswith("error") for n in notes):
+    if bad:
         print(f"incomplete grid (exit {EXIT_INCOMPLETE}): rerun the same command to resume", file=out)
         return EXIT_INCOMPLETE
     return EXIT_OK

@@ -19,7 +19,7 @@ REPORT_DIR = "report"
 
 
 def write_summaries(grid: GridFile, state: PluginState, done: list[dict[str, Any]]) -> list[str]:
-    """Write the leaderboard files and the report; lines saying what was written, or `error: ...` why not."""
+    """Write the leaderboard files and the report; lines saying what was written, or `warning: ...` why not (the cells are complete all the same)."""
     paths = [e["results"] for e in done]
     if not paths:
         return ["no complete cell: no leaderboard or report written"]
@@ -32,11 +32,11 @@ def write_summaries(grid: GridFile, state: PluginState, done: list[dict[str, Any
             atomic_write_text(target, render_leaderboard(board, target))
         notes.append(f"leaderboard: {out / 'leaderboard.md'} (.csv, .json)")
     except HarnessError as exc:
-        notes.append(f"error: leaderboard not written: {exc}")
+        notes.append(f"warning: leaderboard not written: {exc}")
     try:
         sections = build_report(load_runs(paths), state.registry, Path(grid.data) if grid.data else None)
         files = write_report(sections, out / REPORT_DIR, "Grid report")
         notes.append(f"report: {files.markdown} and {files.html}")
     except HarnessError as exc:
-        notes.append(f"error: report not written: {exc}")
+        notes.append(f"warning: report not written: {exc}")
     return notes
