@@ -122,11 +122,11 @@ def test_grid_on_a_local_ray_cluster_and_on_ray_it_starts(world, tmp_path, short
                       RAY_TMPDIR=str(short_dir))
     env.pop("RAY_ADDRESS", None)
     script = f"""
+    {sys.executable} -m harness grid {started} || exit 93  # no cluster yet: the grid starts Ray (and stops it)
     {BIN}/ray start --head --node-ip-address=127.0.0.1 --port=6390 --temp-dir={short_dir}/t --num-cpus=2 \\
         --include-dashboard=false --disable-usage-stats > {short_dir}/start.log 2>&1 || {{ cat {short_dir}/start.log; exit 90; }}
     {sys.executable} -m harness grid {with_address} || exit 91
     {BIN}/ray status --address 127.0.0.1:6390 >/dev/null 2>&1 || exit 92  # the cluster it joined is still up
-    {sys.executable} -m harness grid {started} || exit 93
     """
     r = _in_namespaces(script, env)
     assert r.returncode == 0, r.stdout + r.stderr
