@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -25,8 +26,12 @@ from grid_helpers import (
     write_grid,
 )
 
-from conftest import harness_env, run_harness, without_packages
+from conftest import harness_env, run_harness, run_in, without_packages
 from harness.cli.main import main as harness_main
+from harness.grid.cells import build_cells
+from harness.grid.spec import load_grid
+from harness.grid.worker import run_job
+from harness.plugins.loading import load_plugins
 
 
 @pytest.fixture(scope="module")
@@ -194,3 +199,25 @@ def test_a_frame_count_that_is_not_a_number_is_a_usage_error(capsys):
     # was a ValueError traceback from parse_frames (found by the grid's field check)
     assert harness_main(["--tasks", "cyclist_l1", "--model", "random", "--frames", "uniform:zero"]) == 2
     assert "'zero' is not a frame count" in capsys.readouterr().err
+
+
+def test_a_worker_loads_its_model_once_for_all_its_cells(world, with_plugin, tmp_path, monkeypatch):
+    from harness_colors.models import CountingModel
+
+    builds, closes = [], []
+    real_init = CountingModel.__init__
+
+    def counted_init(self, **kw):
+        builds.append(kw)
+        real_init(self, **kw)
+
+    monkeypatch.setattr(CountingModel, "__init__", counted_init)
+    monkeypatch.setattr(CountingModel, "close", lambda self: closes.append(self), raising=False)
+    grid = load_grid(_grid(world, tmp_path, [{"model": "counting"}], ["colors_qa", "colors_local"], limit=2))
+    cells = build_cells(grid, load_plugins(grid.include_path))
+    job = {"entry": 0, "output_path": str(tmp_path / "out"), "cells": [asdict(c) for c in cells]}
+    assert [r["status"] for r in run_job(job)] == ["done", "done"]
+    assert len(builds) == 1 and len(closes) == 1  # one checkpoint load for the entry's cells, closed once
+    # outside a grid worker every run builds and closes its own model, as before
+    run_in(tmp_path / "plain", ["colors_qa"], "counting", world["data"], limit=2)
+    assert len(builds) == 2 and len(closes) == 2

@@ -15,6 +15,7 @@ from typing import Any
 from harness.config.schema import TaskConfig
 from harness.contract.model import Model, check_answer_type
 from harness.engine.judging import RULE_JUDGE
+from harness.engine.model_pool import pooled
 from harness.errors import ConfigError, ModelLoadError, UnknownNameError
 from harness.plugins.extras import missing_dependency
 from harness.plugins.loading import PluginState
@@ -80,7 +81,7 @@ def load_model(state: PluginState, name: str, args: dict[str, Any], tasks: Seque
     """The registered model `name` built with its --model_args, after checking it can answer `tasks`."""
     factory = _factory(state.registry.get("model", name), f"model '{name}'")
     check_fit(state, name, factory, tasks)
-    return _build(factory, f"model '{name}'", "--model_args", args)
+    return pooled(name, args, lambda: _build(factory, f"model '{name}'", "--model_args", args))
 
 
 def judge_entry(state: PluginState, name: str) -> Entry:

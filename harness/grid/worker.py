@@ -18,6 +18,7 @@ from typing import Any, Optional
 
 from harness.data.media import ALLOW_SYMLINKS_ENV
 from harness.engine import runner
+from harness.engine.model_pool import shared_models
 from harness.errors import HarnessError
 from harness.grid.cells import Cell, run_config
 from harness.grid.state import DONE, FAILED, INCOMPLETE, RUNNING, write_status
@@ -70,14 +71,20 @@ def run_job(job: dict[str, Any]) -> list[dict[str, Any]]:
     output = Path(job["output_path"])
     state = load_plugins(cells[0].run["include_path"]) if cells else None
     reports = []
-    for cell in cells:
-        where = {"host": socket.gethostname(), "pid": os.getpid()}
-        started = time.time()
-        write_status(output, cell.id, {"status": RUNNING, "started": started, **where})
-        report = {**_run_cell(cell, state), "started": started, "ended": time.time(), **where}
-        write_status(output, cell.id, report)
-        reports.append(report)
+    with shared_models():  # the model entry's checkpoint loads once for all its cells
+        for cell in cells:
+            reports.append(_run_reported(cell, state, output))
     return reports
+
+
+def _run_reported(cell: Cell, state, output: Path) -> dict[str, Any]:
+    """One cell, with its status file written before (running) and after (its outcome)."""
+    where = {"host": socket.gethostname(), "pid": os.getpid()}
+    started = time.time()
+    write_status(output, cell.id, {"status": RUNNING, "started": started, **where})
+    report = {**_run_cell(cell, state), "started": started, "ended": time.time(), **where}
+    write_status(output, cell.id, report)
+    return report
 
 
 def main(argv: list[str]) -> int:
