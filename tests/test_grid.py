@@ -29,7 +29,7 @@ from grid_helpers import (
 from conftest import harness_env, run_harness, run_in, without_packages
 from harness.cli.main import main as harness_main
 from harness.grid.cells import build_cells
-from harness.grid.spec import load_grid
+from harness.grid.spec import load_grid, parse_grid
 from harness.grid.worker import run_job
 from harness.plugins.loading import load_plugins
 
@@ -171,6 +171,8 @@ def test_failed_cell_is_reported_others_go_on_and_changed_cells_are_new(world, t
         ({"models": [{"model": "random"}, {"model": "nonesuch"}]}, "models[1].model"),
         ({"frames": "uniform:zero"}, "frames"),
         ({"max_parallel": 0}, "max_parallel"),
+        ({"data": "/nonexistent/data/root"}, "data"),
+        ({"data": "/", "data_revision": "main"}, "data_revision"),
         ({"executor": "kubernetes"}, "executor"),
         ({"models": [{"model": "random", "model_args": "novalue"}]}, "models[0].model_args"),
     ],
@@ -221,3 +223,27 @@ def test_a_worker_loads_its_model_once_for_all_its_cells(world, with_plugin, tmp
     # outside a grid worker every run builds and closes its own model, as before
     run_in(tmp_path / "plain", ["colors_qa"], "counting", world["data"], limit=2)
     assert len(builds) == 2 and len(closes) == 2
+
+
+def test_a_cells_identity_follows_what_changes_its_answers(world, tmp_path, monkeypatch):
+    base = {"output_path": str(tmp_path / "out"), "tasks": ["colors_local"], "include_path": [str(world["inc"])],
+            "models": [{"model": "random"}], "data": str(world["data"])}
+    state = load_plugins([str(world["inc"])])
+
+    def cell_id(**changes) -> str:
+        (cell,) = build_cells(parse_grid({**base, **changes}, "g.yaml"), state)
+        return cell.id
+
+    same = cell_id()
+    assert cell_id(batch_size=4, max_parallel=3, cache_dir=str(tmp_path / "c2"), executor="ray") == same
+    assert cell_id(frames="uniform:8") == cell_id(frames="strategy=uniform,count=8")
+    changed = [
+        cell_id(limit=3), cell_id(seed=1), cell_id(frames="uniform:4"), cell_id(split="train"),
+        cell_id(models=[{"model": "random", "model_args": "seed=2"}]), cell_id(models=[{"model": "oracle"}]),
+        cell_id(data=str(tmp_path)), cell_id(gen_kwargs="temperature=0.5"), cell_id(log_samples=True),
+    ]
+    base.pop("data")
+    changed += [cell_id(data_revision="v1"), cell_id(data_revision="v2")]
+    monkeypatch.setattr("harness.grid.cells.__version__", "999.0")
+    changed.append(cell_id())
+    assert same not in changed and len(set(changed)) == len(changed)

@@ -58,6 +58,8 @@ def cell_id(run: dict[str, Any], config_hash: str) -> str:
     """The identity of a cell: model and args, task and its config hash, frames, limit, data and its
     revision, seed, split, generation and judge settings, and the harness version."""
     key = {k: run.get(k) for k in IDENTITY_KEYS}
+    frames = parse_frames(run.get("frames"))
+    key["frames"] = frames.canonical() if frames else None  # `uniform:8` and `strategy=uniform,count=8` alike
     key.update(task_config=config_hash, harness_version=__version__)
     return hashlib.sha256(_canonical(key).encode()).hexdigest()[:16]
 

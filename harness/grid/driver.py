@@ -49,6 +49,11 @@ def check_names(grid: GridFile, state: PluginState, where: str) -> None:
             state.registry.get(kind, name)
         except ConfigError as exc:
             raise ConfigError(f"{where}: field '{field}': {exc}") from None
+    if grid.data_revision and grid.data is not None:
+        raise ConfigError(
+            f"{where}: field 'data_revision': pins the hub release a task fetches without `data`; with `data` "
+            "the local folder is read as it is: drop one of the two"
+        )
     if grid.data is not None and not Path(grid.data).is_dir():
         raise ConfigError(f"{where}: field 'data': {grid.data} is not a folder (the dataset root)")
 
