@@ -55,12 +55,12 @@ def _grid(world, tmp_path, models, tasks, **extra) -> Path:
     return write_grid(tmp_path / "grid.yaml", **fields)
 
 
-def _single(world, out: Path, cache: Path, task: str, model: str, model_args: str = "", limit=None) -> None:
+def _single(world, out: Path, cache: Path, task: str, model: str, model_args: str = "", limit=None, env=None) -> None:
     """The run command for one cell, in a process of its own (as a user runs it)."""
     args = ["--tasks", task, "--model", model, "--model_args", model_args, "--data", str(world["data"])]
     args += ["--include_path", str(world["inc"]), "--output_path", str(out), "--cache_dir", str(cache)]
     args += ["--log_samples", "--no_progress"] + (["--limit", str(limit)] if limit else [])
-    r = run_harness(args, world["env"])
+    r = run_harness(args, env or world["env"])
     assert r.returncode == 0, r.stderr
 
 
@@ -247,3 +247,22 @@ def test_a_cells_identity_follows_what_changes_its_answers(world, tmp_path, monk
     monkeypatch.setattr("harness.grid.cells.__version__", "999.0")
     changed.append(cell_id())
     assert same not in changed and len(set(changed)) == len(changed)
+
+
+@pytest.mark.hf
+def test_a_grid_of_a_tiny_hf_model_equals_its_single_runs(world, tmp_path):
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    from tiny_checkpoints import Checkpoints
+
+    margs = {"pretrained": str(Checkpoints()["qwen2_vl"]), "dtype": "float32", "device_map": "cpu", "max_new_tokens": 4}
+    env = {**world["env"], "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": "1"}
+    grid = _grid(world, tmp_path, [{"model": "qwen2_vl_7b", "model_args": margs}], ["cyclist_l1", "colors_local"], limit=2)
+    r = run_harness(["grid", str(grid)], env)
+    assert r.returncode == 0, r.stderr
+    for task in ("cyclist_l1", "colors_local"):
+        kv = ",".join(f"{k}={v}" for k, v in margs.items())
+        _single(world, tmp_path / "ref", tmp_path / "cache", task, "qwen2_vl_7b", kv, limit=2, env=env)
+    singles = {read_run(p)[0]["config"]["requested"][0]: read_run(p) for p in results_files(tmp_path / "ref")}
+    for task in ("cyclist_l1", "colors_local"):
+        assert cell_results(tmp_path / "out", "qwen2_vl_7b", task) == singles[task]
