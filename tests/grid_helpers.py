@@ -45,7 +45,7 @@ def include_folder(folder: Path) -> Path:
 
 
 def write_grid(path: Path, **fields) -> Path:
-    path.write_text(yaml.safe_dump(json.loads(json.dumps(fields, default=str))))
+    path.write_text(yaml.safe_dump(json.loads(json.dumps(fields, default=str)), sort_keys=False))  # as written
     return path
 
 
@@ -88,3 +88,12 @@ def cached(cache: Path) -> int:
 def calls(*logs: Path) -> int:
     """Model calls the counting test model logged."""
     return sum(log.read_text().count("\n") for log in logs if log.exists())
+
+
+def differences(a, b, path: str = "") -> list[str]:
+    """Where two JSON values differ (for a readable assertion message)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return [d for k in sorted(set(a) | set(b)) for d in differences(a.get(k), b.get(k), f"{path}/{k}")]
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) and len(a) == len(b):
+        return [d for i, (x, y) in enumerate(zip(a, b, strict=True)) for d in differences(x, y, f"{path}[{i}]")]
+    return [] if a == b else [f"{path}: {str(a)[:200]} != {str(b)[:200]}"]

@@ -19,6 +19,7 @@ from grid_helpers import (
     calls,
     cell_results,
     data_root,
+    differences,
     grid_cells,
     include_folder,
     read_run,
@@ -265,4 +266,5 @@ def test_a_grid_of_a_tiny_hf_model_equals_its_single_runs(world, tmp_path):
         _single(world, tmp_path / "ref", tmp_path / "cache", task, "qwen2_vl_7b", kv, limit=2, env=env)
     singles = {read_run(p)[0]["config"]["requested"][0]: read_run(p) for p in results_files(tmp_path / "ref")}
     for task in ("cyclist_l1", "colors_local"):
-        assert cell_results(tmp_path / "out", "qwen2_vl_7b", task) == singles[task]
+        cell = cell_results(tmp_path / "out", "qwen2_vl_7b", task)
+        assert cell == singles[task], differences(cell, singles[task])
