@@ -91,7 +91,8 @@ def test_cells_equal_single_runs_and_a_complete_grid_reruns_nothing(world, tmp_p
     assert len(singles) == 6
     for name, model in (("random", "random"), ("oracle", "oracle"), ("cnt", "counting")):
         for task in ("cyclist_l1", "colors_local"):
-            assert cell_results(out, name, task) == singles[(model, task)], f"{name} x {task}"
+            cell = cell_results(out, name, task)
+            assert cell == singles[(model, task)], (name, task, differences(cell, singles[(model, task)]))
     # rerunning the complete grid makes no model call and writes no results file
     before = calls(log)
     r = run_harness(["grid", str(grid)], world["env"])
