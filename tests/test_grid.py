@@ -14,6 +14,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 import pytest
+import tqdm
 from grid_helpers import (
     cached,
     calls,
@@ -269,3 +270,16 @@ def test_a_grid_of_a_tiny_hf_model_equals_its_single_runs(world, tmp_path):
     for task in ("cyclist_l1", "colors_local"):
         cell = cell_results(tmp_path / "out", "qwen2_vl_7b", task)
         assert cell == singles[task], differences(cell, singles[task])
+
+
+def test_a_running_cell_reports_its_progress(world, with_plugin, tmp_path, monkeypatch):
+    written = []
+    monkeypatch.setattr("harness.grid.worker.write_status", lambda out, cell_id, status: written.append(status))
+    monkeypatch.setattr("harness.grid.progress.REPORT_SECONDS", 0.0)
+    grid = load_grid(_grid(world, tmp_path, [{"model": "counting"}], ["colors_local"], limit=3))
+    (cell,) = build_cells(grid, load_plugins(grid.include_path))
+    run_job({"entry": 0, "output_path": str(tmp_path / "out"), "cells": [asdict(cell)]})
+    progress = [s.get("progress") for s in written if s["status"] == "running"]
+    assert progress == [None, "1/3 samples generated", "2/3 samples generated", "3/3 samples generated"]
+    assert written[-1]["status"] == "done"
+    assert tqdm.tqdm is tqdm.std.tqdm  # outside a cell the evaluator's bar is tqdm's own again

@@ -109,7 +109,7 @@ class GridRun:
 
     def line(self, cell: Cell, note: str = "") -> None:
         e = self.entries[cell.id]
-        detail = e.get("headline") if e["status"] == DONE else e.get("reason")
+        detail = {DONE: e.get("headline"), RUNNING: e.get("progress")}.get(e["status"], e.get("reason"))
         n = self.cells.index(cell) + 1
         text = f"[{n}/{len(self.cells)}] {cell.title}: {e['status']}"
         print(text + (f" {detail}" if detail else "") + note, file=self.out, flush=True)
@@ -120,9 +120,10 @@ class GridRun:
         for cell in cells:
             status = read_status(self.output, cell.id)
             e = self.entries[cell.id]
-            if status is None or (status.get("status"), status.get("started")) == (e["status"], e.get("started")):
+            seen = ("status", "started", "progress")
+            if status is None or all(status.get(k) == e.get(k) for k in seen):
                 continue
-            for key in ("status", "results", "headline", "reason", "started", "ended", "host", "stats"):
+            for key in ("status", "results", "headline", "reason", "started", "ended", "host", "stats", "progress"):
                 e[key] = status.get(key)
             self.line(cell)
             changed = True

@@ -21,6 +21,7 @@ from harness.engine import runner
 from harness.engine.model_pool import shared_models
 from harness.errors import HarnessError
 from harness.grid.cells import Cell, run_config
+from harness.grid.progress import cell_progress
 from harness.grid.state import DONE, FAILED, INCOMPLETE, RUNNING, write_status
 from harness.plugins.loading import load_plugins
 from harness.scoring.completeness import is_complete
@@ -81,8 +82,14 @@ def _run_reported(cell: Cell, state, output: Path) -> dict[str, Any]:
     """One cell, with its status file written before (running) and after (its outcome)."""
     where = {"host": socket.gethostname(), "pid": os.getpid()}
     started = time.time()
-    write_status(output, cell.id, {"status": RUNNING, "started": started, **where})
-    report = {**_run_cell(cell, state), "started": started, "ended": time.time(), **where}
+    running = {"status": RUNNING, "started": started, **where}
+    write_status(output, cell.id, running)
+
+    def progress(done: int, total: int) -> None:
+        write_status(output, cell.id, {**running, "progress": f"{done}/{total} samples generated"})
+
+    with cell_progress(progress):
+        report = {**_run_cell(cell, state), "started": started, "ended": time.time(), **where}
     write_status(output, cell.id, report)
     return report
 
