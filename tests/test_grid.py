@@ -200,6 +200,11 @@ def test_an_executor_without_its_extra_names_it(world, tmp_path, executor, extra
     assert not list((tmp_path / "out").glob("*/results_*.json"))
 
 
+def test_model_list_without_a_name_is_a_usage_error(capsys):
+    assert harness_main(["--tasks", "cyclist_l1", "--model", ","]) == 2
+    assert "no model name" in capsys.readouterr().err
+
+
 def test_a_frame_count_that_is_not_a_number_is_a_usage_error(capsys):
     # was a ValueError traceback from parse_frames (found by the grid's field check)
     assert harness_main(["--tasks", "cyclist_l1", "--model", "random", "--frames", "uniform:zero"]) == 2

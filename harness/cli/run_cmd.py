@@ -156,6 +156,8 @@ def main(argv: list[str]) -> int:
     )
     state = load_plugins(cfg.include_path)
     models = [m.strip() for m in cfg.model.split(",") if m.strip()]  # --model a,b,c: each as its own run
+    if not models:
+        raise ConfigError(f"--model '{cfg.model}': no model name (see `python -m harness ls models`)")
     for name in models:  # every name checked before the first model runs
         state.registry.get("model", name)
     return max(_run_model(replace(cfg, model=name), state) for name in models)
