@@ -42,6 +42,11 @@ $(VENV)/.all: $(VENV)/.core
 	$(PY) -m pip install -q -e ".[all,blender]"
 	touch $@
 
+# the grid's executors (`harness grid`, tests/test_grid_cluster.py): the `ray` and `slurm` extras, beside `all`
+$(VENV)/.grid: $(VENV)/.all
+	$(PY) -m pip install -q -e ".[ray,slurm]"
+	touch $@
+
 $(PEERS)/av-oldest/.done: $(VENV)/.core
 	rm -rf $(@D)
 	$(PY) -m pip install -q --no-deps --only-binary=:all: --target $(@D) "av==$(AV_OLDEST)"
@@ -66,13 +71,15 @@ setup-peers: $(PEERS)/av-oldest/.done $(PEERS)/lmms/.done $(PEERS)/lm-eval/.done
 demo: setup-core
 	$(PY) -m harness demo --out $(DEMO_OUT)
 
-test: setup
-	@# CI only: headless Chromium for the report's HTML test, and FFmpeg's shared libraries for torchcodec
+test: setup $(VENV)/.grid
+	@# CI only: headless Chromium for the report's HTML test, FFmpeg's shared libraries for torchcodec
 	@# (transformers serve decodes video with it; the `ffmpeg` package brings every library torchcodec loads,
-	@# libavdevice and libavfilter included); each test skips where its piece is missing
+	@# libavdevice and libavfilter included), and SLURM with munge for the grid's one-node SLURM cluster;
+	@# each test skips where its piece is missing
 	@if [ -n "$$CI" ] && command -v apt-get >/dev/null 2>&1; then \
 		need=""; command -v chromium >/dev/null 2>&1 || need="chromium"; \
 		ldconfig -p | grep -q libavdevice || need="$$need ffmpeg"; \
+		command -v slurmctld >/dev/null 2>&1 && command -v munged >/dev/null 2>&1 || need="$$need slurm-wlm munge"; \
 		if [ -n "$$need" ]; then (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$need >/dev/null) \
 			|| echo "could not install$$need: the tests that need them will skip"; fi; \
 		$(PY) -c "from transformers.utils.import_utils import is_torchcodec_usable as u; \

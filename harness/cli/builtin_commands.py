@@ -90,3 +90,9 @@ def register_commands(register):
         "what the cache dir holds (responses, frames, hashes: size, age) and pruning it",
         usage="cache [show|prune] [--older-than 7d] [--max-size 2G] [--model M] [--task T]",
     )
+    register(
+        "grid",
+        "harness.cli.grid_cmd:main",
+        "every model of a grid file on every task, resumable, locally or on Ray / SLURM",
+        usage="grid GRID.yaml [--executor local|ray|slurm]",
+    )

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from harness.cli.commands import commands_help
 from harness.cli.verbosity import VERBOSITY_LEVELS
+from harness.config.run import RunConfig
 from harness.engine import rescoring
-from harness.errors import EXIT_INCOMPLETE, EXIT_OK
+from harness.errors import EXIT_INCOMPLETE, EXIT_OK, ConfigError
 from harness.evaluation import execute, run_config
 from harness.plugins.loading import load_plugins
 from harness.report.console import run_summary
@@ -32,7 +34,10 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--tasks", help="comma-separated task or group names (`python -m harness ls tasks`)")
-    p.add_argument("--model", help="registered model name (`python -m harness ls models`)")
+    p.add_argument(
+        "--model",
+        help="registered model name (`python -m harness ls models`); a,b,c: each model in turn, same arguments",
+    )
     p.add_argument("--model_args", default="", help="k=v,... passed to the model adapter")
     p.add_argument("--limit", type=float, default=None, help="samples per task (a fraction when < 1)")
     p.add_argument("--batch_size", type=int, default=1)
@@ -112,6 +117,16 @@ def main(argv: list[str]) -> int:
     flags = {k: v for k, v in vars(args).items() if k not in ("rescore", "verbosity")}
     cfg = run_config(**flags)
     state = load_plugins(cfg.include_path)
+    models = [m.strip() for m in cfg.model.split(",") if m.strip()]  # --model a,b,c: each as its own run
+    if not models:
+        raise ConfigError(f"--model '{cfg.model}': no model name (see `python -m harness ls models`)")
+    for name in models:  # every name checked before the first model runs
+        state.registry.get("model", name)
+    return max(_run_model(replace(cfg, model=name), state) for name in models)
+
+
+def _run_model(cfg: RunConfig, state) -> int:
+    """One model's run, its summary and its exit code (a run of its own, as `--model NAME` alone)."""
     out = execute(cfg, state)
     if out.results is None:  # not rank 0
         return EXIT_OK

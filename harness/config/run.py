@@ -53,9 +53,14 @@ def parse_frames(text: Optional[str]) -> Optional[FrameSpec]:
         strategy, _, amount = head.partition(":")
         fields["strategy"] = strategy
         if amount:
-            fields["rate" if strategy == "fps" else "count"] = (
-                float(amount) if strategy == "fps" else int(amount)
-            )
+            try:
+                fields["rate" if strategy == "fps" else "count"] = (
+                    float(amount) if strategy == "fps" else int(amount)
+                )
+            except ValueError:
+                raise ConfigError(
+                    f"--frames '{text}': '{amount}' is not a {'rate' if strategy == 'fps' else 'frame count'}"
+                ) from None
         fields.update(parse_kv(rest, "--frames"))
     try:
         return FrameSpec(**fields)

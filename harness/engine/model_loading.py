@@ -16,6 +16,7 @@ from harness.config.schema import TaskConfig
 from harness.contract.hooks import check_model_class
 from harness.contract.model import Model, check_answer_type
 from harness.engine.judging import RULE_JUDGE
+from harness.engine.model_pool import pooled
 from harness.errors import ConfigError, ModelLoadError, UnknownNameError
 from harness.plugins.extras import missing_dependency
 from harness.plugins.loading import PluginState
@@ -83,7 +84,7 @@ def load_model(state: PluginState, name: str, args: dict[str, Any], tasks: Seque
     if isinstance(factory, type):  # its methods hold to their contracts (harness.contract.hooks.ModelMethods)
         check_model_class(factory)
     check_fit(state, name, factory, tasks)
-    return _build(factory, f"model '{name}'", "--model_args", args)
+    return pooled(name, args, lambda: _build(factory, f"model '{name}'", "--model_args", args))
 
 
 def judge_entry(state: PluginState, name: str) -> Entry:
