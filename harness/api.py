@@ -40,7 +40,14 @@ from harness.frames.content_hash import media_identity
 from harness.frames.spec import FrameSpec
 from harness.hookspecs import hookimpl
 from harness.plugins.loading import load_plugins
-from harness.results.writer import SamplesFileError, iter_samples, read_samples
+from harness.results.reading import (
+    ResultsFileError,
+    SamplesFileError,
+    iter_samples,
+    read_results,
+    read_samples,
+    samples_file_of,
+)
 
 
 def registry(include_paths: tuple = ()):
@@ -75,6 +82,7 @@ __all__ = [
     "Request",
     "Response",
     "Result",
+    "ResultsFileError",
     "SamplesFileError",
     "Segment",
     "Task",
@@ -97,8 +105,10 @@ __all__ = [
     "media_identity",
     "parse_kv",
     "read_jsonl_rows",
+    "read_results",
     "read_samples",
     "safe_media_path",
+    "samples_file_of",
     "unpack_archive",
     "write_atomic",
 ]
