@@ -20,12 +20,13 @@ from harness.engine.runner import build_task
 from harness.errors import EXIT_USAGE, ConfigError
 from harness.plugins.loading import PluginState, load_plugins
 from harness.results.writer import (
+    check_output_folder,
     safe_name,
     timestamp,
     write_results,
     write_samples,
 )
-from harness.scoring.recording import imported_draft, score_record, task_run_config
+from harness.scoring.recording import imported_draft, score_record, task_run_config, with_samples_files
 
 
 def write_imported(run: ImportedRun, out: Path, state: PluginState, include_path: list[str]) -> Path:
@@ -50,10 +51,8 @@ def write_imported(run: ImportedRun, out: Path, state: PluginState, include_path
     results_path = folder / f"results_{stamp}.json"
     # The model, task configs and provenance that --rescore carries over; the numbers are computed by it.
     draft = imported_draft(run.model, run.provenance, configs, stamp)
-    results = rescore(list(samples.values()), include_path, None, state=state, original=draft).results
-    results["created"] = stamp
-    results["samples_files"] = {task: path.name for task, path in samples.items()}
-    write_results(results_path, results)
+    results = rescore(list(samples.values()), include_path, None, state=state, original=draft, created=stamp).results
+    write_results(results_path, with_samples_files(results, {task: path.name for task, path in samples.items()}))
     return results_path
 
 
@@ -75,6 +74,7 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv[1:])
     if args.include_path:
         state = load_plugins(args.include_path)
+    check_output_folder(args.out, "import --out")  # a file there: refused before anything is read
     importer = entry.load()()
     failed = []
     for path in args.files:  # one file that cannot be imported is reported; the others are still imported

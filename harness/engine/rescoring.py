@@ -11,7 +11,7 @@ from harness.engine.runner import RunOutcome, build_task, lmms_output_path
 from harness.engine.seeding import Seeds
 from harness.plugins.loading import PluginState, load_plugins
 from harness.results.reading import read_results, read_samples
-from harness.results.writer import write_results
+from harness.results.writer import check_output_folder, write_results
 from harness.scoring.recording import rescore_in_order, rescore_record, rescored_results
 
 
@@ -37,9 +37,12 @@ def rescore(
     seed: int = 0,
     state: Optional[PluginState] = None,
     original: Optional[dict[str, Any]] = None,
+    created: Optional[str] = None,
 ) -> RunOutcome:
     """Recompute parsed answers, scores and metrics from samples files, with no model. `original`: the
-    results to carry over (an import's draft); default: the results file written beside the samples."""
+    results to carry over (an import's draft; `created` its timestamp); default: the results file written
+    beside the samples."""
+    check_output_folder(output_path)
     state = state or load_plugins(include_path)
     per_task: dict[str, list[dict]] = {}
     for path in samples_files:
@@ -59,9 +62,9 @@ def rescore(
         t.bind_run((), lmms_output_path(output_path, None))
     rescore_in_order(tasks, per_task, rescore_record, seeds)
     folder = Path(samples_files[0]).parent.name if samples_files else "model"
-    results = rescored_results(original, tasks, per_task, seed, folder)
+    names = [Path(p).name for p in samples_files]
+    results = rescored_results(original, tasks, per_task, seed, folder, names, created)
     results["config"].update(seeds.to_config())  # the seeds this rescore set (a file of schema 1 may lack them)
-    results["rescored_from"] = [Path(p).name for p in samples_files]
     out = RunOutcome(results=results, records=per_task)
     if output_path is not None:
         out.results_path = Path(output_path) / f"results_rescored_{results['created']}.json"

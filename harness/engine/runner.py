@@ -29,6 +29,7 @@ from harness.plugins.loading import PluginState, load_plugins
 from harness.plugins.references import hook_file
 from harness.plugins.task_imports import check_task_imports
 from harness.results.writer import (
+    check_output_folder,
     safe_name,
     write_results,
     write_samples,
@@ -45,6 +46,7 @@ from harness.scoring.recording import (
     score_in_order,
     score_sample,
     task_run_config,
+    with_samples_files,
 )
 
 log = logging.getLogger("harness.engine.runner")
@@ -217,6 +219,7 @@ def _prepared_instances(
 def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
     """Evaluate cfg.model on cfg.tasks; rank 0 writes results (and samples with log_samples)."""
     start_time = time.time()
+    check_output_folder(cfg.output_path)  # a file there: exit 2 now, not after the model calls
     seeds = Seeds(random_seed=cfg.seed)
     seed_generators(seeds)  # loaders and process_docs see lmms-eval's seeded generators
     state = state or load_plugins(cfg.include_path)
@@ -239,6 +242,8 @@ def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
         task_docs.append((task, _apply_limit(task, all_docs, cfg.limit)))
     model = load_model(state, cfg.model, cfg.model_args, tasks)
     model_name = model.display_name or cfg.model
+    if cfg.output_path is not None:
+        check_output_folder(Path(cfg.output_path) / safe_name(model_name))
     for task in tasks:
         task.bind_run(model_family_names(model, cfg.model), lmms_output_path(cfg.output_path, cfg.cache_dir, model_name))
     judge = None
@@ -328,7 +333,6 @@ def write_outputs(
             path = folder / f"samples_{safe_name(task_name)}_{stamp}.jsonl"
             write_samples(path, recs)
             out.samples_paths[task_name] = path
-            results["samples_files"][task_name] = path.name
     out.results_path = folder / f"results_{stamp}.json"
-    write_results(out.results_path, results)
+    write_results(out.results_path, with_samples_files(results, {t: p.name for t, p in out.samples_paths.items()}))
     return out

@@ -14,19 +14,31 @@ import json
 import math
 from typing import Annotated, Any, Literal, Optional, Union
 
-from pydantic import AllowInfNan, BaseModel, ConfigDict, Field, Strict, field_validator, model_validator
+from pydantic import AfterValidator, AllowInfNan, BaseModel, ConfigDict, Field, Strict, model_validator
 
 from harness.results.upgrade import upgrade_results
 
 #: a finite JSON number (an int is a number; a bool or a numeric string is not)
-Number = Annotated[Union[Annotated[int, Strict()], Annotated[float, Strict(), AllowInfNan(False)]], "number"]
+Number = Annotated[float, Strict(), AllowInfNan(False)]
 Int = Annotated[int, Strict()]
+Bool = Annotated[bool, Strict()]
 Count = Annotated[int, Strict(), Field(ge=0)]
 Str = Annotated[str, Strict()]
 Share = Annotated[float, Strict(), AllowInfNan(False), Field(ge=0, le=1)]
 #: longest model or task name a reader accepts (a name is a table cell, a folder name, a row label)
 MAX_NAME = 512
 Name = Annotated[str, Strict(), Field(max_length=MAX_NAME)]
+
+
+def _inside_folder(name: str) -> str:
+    """A samples file is named relative to its results file's folder, never outside it."""
+    parts = name.replace("\\", "/").split("/")
+    if name.startswith(("/", "\\")) or ":" in name or ".." in parts or not name.strip():
+        raise ValueError(f"{name!r}: expected a file name inside the results file's folder (no absolute path, no '..')")
+    return name
+
+
+SamplesFileName = Annotated[str, Strict(), Field(max_length=MAX_NAME), AfterValidator(_inside_folder)]
 _OPEN = ConfigDict(extra="allow", populate_by_name=True)
 
 
@@ -42,7 +54,7 @@ class Metric(BaseModel):
         description="[low, high] of the 95 % clustered bootstrap interval; null when there is none",
     )
     n: Optional[Count] = Field(None, description="how many samples the value is over")
-    higher_is_better: Optional[bool] = Field(None, description="the metric's direction (default: higher)")
+    higher_is_better: Optional[Bool] = Field(None, description="the metric's direction (default: higher)")
     ci_note: Optional[Str] = Field(
         None,
         description="why ci is null although the metric has a value (a task's own aggregation, run once; a "
@@ -116,7 +128,7 @@ class TaskRunConfig(BaseModel):
     frame_spec_digest: Str = Field(description="digest of the effective spec (what runs are matched on)")
     plugin: Optional[Str] = Field(description="the plugin the task came from")
     plugin_version: Optional[Str] = Field(None, description="that plugin's version")
-    frames_overridden: bool = Field(False, description="whether --frames replaced the task's spec")
+    frames_overridden: Bool = Field(False, description="whether --frames replaced the task's spec")
     config: dict[str, Any] = Field(description="the validated task config")
     data_source: Optional[dict[str, Any]] = Field(None, description="the hub release the task fetched")
 
@@ -200,14 +212,14 @@ class Results(BaseModel):
     schema_version: Literal[2] = Field(description="the results schema version (older files are upgraded)")
     harness_version: Str = Field(description="the harness version that wrote the file")
     created: Str = Field(description="UTC timestamp, also in the file names")
-    complete: bool = Field(True, description="false when a task scored nothing or errors exceed max_error_rate")
+    complete: Bool = Field(True, description="false when a task scored nothing or errors exceed max_error_rate")
     incomplete_reasons: list[Str] = Field(default_factory=list, description="why the run is incomplete")
     max_error_rate: Optional[Share] = Field(None, description="--max_error_rate the run was held to")
     model: ModelInfo = Field(description="the model evaluated")
     config: RunSettings = Field(description="the run's settings")
     task_results: dict[Name, TaskResult] = Field(description="the harness's own per-task entries")
     group_results: dict[Name, GroupResult] = Field(default_factory=dict, description="per-group entries")
-    samples_files: dict[Name, Name] = Field(
+    samples_files: dict[Name, SamplesFileName] = Field(
         default_factory=dict, description="task -> samples file name, in the results file's folder"
     )
     upgraded_from_schema: Optional[Int] = Field(None, description="schema version read from (in memory only)")
@@ -218,7 +230,7 @@ class Results(BaseModel):
     configs: dict[Name, dict[str, Any]] = Field(default_factory=dict, description="lm-eval: task configs")
     versions: dict[Name, Union[Number, Str, None]] = Field(default_factory=dict, description="lm-eval")
     n_shot: dict[Name, Int] = Field(default_factory=dict, alias="n-shot", description="lm-eval: always 0")
-    higher_is_better: dict[Name, dict[Name, Optional[bool]]] = Field(default_factory=dict, description="lm-eval")
+    higher_is_better: dict[Name, dict[Name, Optional[Bool]]] = Field(default_factory=dict, description="lm-eval")
     n_samples: dict[Name, NSamples] = Field(default_factory=dict, alias="n-samples", description="lm-eval")
     group_subtasks: dict[Name, list[Name]] = Field(default_factory=dict, description="lm-eval: group members")
     git_hash: Optional[Str] = Field(None, description="lm-eval: the harness commit")
@@ -231,22 +243,11 @@ class Results(BaseModel):
     model_name_sanitized: Optional[Str] = Field(None, description="lm-eval: model_name as a folder name")
     task_hashes: dict[Name, Str] = Field(default_factory=dict, description="lm-eval: hash of each task's samples")
     transformers_version: Optional[Str] = Field(None, description="lm-eval: transformers' version or N/A")
-    fewshot_as_multiturn: Optional[bool] = Field(None, description="lm-eval: always false here")
+    fewshot_as_multiturn: Optional[Bool] = Field(None, description="lm-eval: always false here")
     system_instruction: Optional[Str] = Field(None, description="lm-eval: null (no system prompts)")
     system_instruction_sha: Optional[Str] = Field(None, description="lm-eval: null")
     chat_template: Optional[Str] = Field(None, description="lm-eval: null (no chat templates)")
     chat_template_sha: Optional[Str] = Field(None, description="lm-eval: null")
-
-    @field_validator("samples_files")
-    @classmethod
-    def _plain_names(cls, value: dict[str, str]) -> dict[str, str]:
-        """Samples files are named relative to the results file's folder, never outside it."""
-        for task, name in value.items():
-            parts = name.replace("\\", "/").split("/")
-            if name.startswith(("/", "\\")) or ":" in name or ".." in parts or not name.strip():
-                raise ValueError(f"samples file of task {task!r} is {name!r}: expected a file name inside the "
-                                 "results file's folder (no absolute path, no '..')")
-        return value
 
 
 class V1Entry(BaseModel):

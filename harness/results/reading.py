@@ -154,7 +154,7 @@ def validation_message(where: str, exc: ValidationError) -> str:
     """The first error of a model validation as one line: file, field, what was expected, what was there."""
     err = exc.errors(include_url=False)[0]
     msg = err["msg"].removeprefix("Value error, ")
-    got = "" if err["type"] == "missing" else f" (got {_shown(err.get('input'))})"
+    got = "" if err["type"] in ("missing", "value_error") else f" (got {_shown(err.get('input'))})"
     more = len(exc.errors()) - 1
     tail = f"; {more} more problem(s)" if more > 0 else ""
     return f"{where}: field '{_field(err['loc'])}': {msg}{got}{tail}"

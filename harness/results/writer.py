@@ -14,11 +14,11 @@ import re
 import subprocess
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 from pydantic import ValidationError
 
-from harness.errors import OutputError
+from harness.errors import ConfigError, OutputError
 from harness.files import write_atomic
 from harness.results.models import Results
 from harness.results.reading import (
@@ -75,6 +75,19 @@ def git_hash() -> str | None:
     except (OSError, subprocess.SubprocessError):
         return None
     return out.stdout.strip() or None
+
+
+def check_output_folder(path: Optional[Path], option: str = "--output_path") -> None:
+    """ConfigError (exit 2) when `path` cannot be a folder to write into: it, or the nearest part of it that
+    exists, is a file. Called before any model call, so a run never pays for answers it cannot write."""
+    if path is None:
+        return
+    probe = Path(path)
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    if probe.exists() and not probe.is_dir():
+        what = "is a file" if probe == Path(path) else f"lies below {probe}, which is a file"
+        raise ConfigError(f"{option} {path}: {what}, not a folder; give a folder to write results into")
 
 
 def atomic_write_text(path: Path, text: str) -> None:

@@ -304,10 +304,13 @@ def rescored_results(
     per_task: dict[str, list[dict]],
     seed: int,
     model_name: str,
+    rescored_from: Optional[list[str]] = None,
+    created: Optional[str] = None,
 ) -> dict[str, Any]:
     """The results of a `--rescore` (or an import): the original results file's model, settings and loader
     accounting carried over (none: what the samples tell, the model named `model_name`), every metric from
-    the records as scored again."""
+    the records as scored again. `rescored_from`: the samples files' names (a rescore); `created`: the
+    timestamp (an import's, shared with its samples files; default now)."""
     if original:
         results = {k: v for k, v in original.items() if k != "upgraded_from_schema"}
     else:
@@ -325,8 +328,10 @@ def rescored_results(
         results["task_results"][t.name] = aggregate_task(
             t, per_task[t.name], seed, n_rows, before.get("dropped_examples", []), before.get("dropped") or {}
         )
-    results["created"] = timestamp()
+    results["created"] = created or timestamp()
     results["samples_files"] = {}
+    if rescored_from is not None:
+        results["rescored_from"] = list(rescored_from)
     original_n = {k: v.get("original", 0) for k, v in (results.get("n-samples") or {}).items()}
     return finish_results(results, tasks, per_task, original_n, results.get("max_error_rate", 0.0))
 
@@ -411,3 +416,9 @@ def imported_draft(model: str, provenance: dict[str, Any], configs: dict[str, di
         "group_results": {},
         "samples_files": {},
     }
+
+
+def with_samples_files(results: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
+    """`results` naming the samples files written beside it (task -> file name); returned."""
+    results["samples_files"] = dict(names)
+    return results
