@@ -238,3 +238,35 @@ def test_compare_a_headline_or_task_missing_in_new_is_a_regression(tmp_path, cap
     new = write_run(tmp_path / "new2", data)
     assert main(["compare", str(base), str(new)]) == EXIT_REGRESSION
     assert "the task is missing in NEW" in capsys.readouterr().out
+
+
+# -- the smaller breaks of issue 37 -----------------------------------------------------------------------
+
+
+def test_an_output_path_that_is_a_file_is_exit_2_before_any_model_call(tmp_path, with_plugin, colors_root, capsys):
+    target = tmp_path / "taken"
+    target.write_text("a file")
+    args = ["--tasks", "colors_qa", "--model", "counting", "--data", str(colors_root), "--cache_dir",
+            str(tmp_path / "c")]
+    for out in (target, target / "below"):
+        assert main([*args, "--output_path", str(out)]) == EXIT_USAGE
+        assert "not a folder" in _one_line_error(capsys, str(target))
+    (tmp_path / "o").mkdir()
+    (tmp_path / "o" / "counting").write_text("the model's folder is a file")
+    assert main([*args, "--output_path", str(tmp_path / "o")]) == EXIT_USAGE
+    _one_line_error(capsys, "counting")
+    assert not list((tmp_path / "c").rglob("*.sqlite*")), "no model call was made (nothing cached)"
+
+
+def test_import_writes_only_under_out_and_refuses_a_file_there(tmp_path, monkeypatch, capsys):
+    from test_tempcloze_import import official_file  # noqa: PLC0415 - the importer's input, made there
+
+    monkeypatch.chdir(tmp_path)
+    official_file(tmp_path / "m.json")
+    (tmp_path / "file").write_text("x")
+    assert main(["import", "tempcloze-official", "m.json", "--out", "file"]) == EXIT_USAGE
+    _one_line_error(capsys, "import --out file")
+    assert main(["import", "tempcloze-official", "m.json", "--out", "dest"]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dest", "file", "m.json"]  # nothing in ./out
+    (written,) = (tmp_path / "dest" / "m").glob("results_*.json")
+    assert read_results(written).model.samples_files
