@@ -109,13 +109,59 @@ class GroupResult(BaseModel):
     coverage: Optional[Share] = Field(None, description="n_scored / n_rows")
 
 
+class ModelIdentity(BaseModel):
+    """What identifies a model's weights and arguments (the adapter's `identity()`; an import's provenance)."""
+
+    model_config = _OPEN
+    name: Optional[Str] = Field(None, description="the adapter's registered name")
+    args: Optional[dict[str, Any]] = Field(None, description="the model args as given (`--model_args`)")
+
+
 class ModelInfo(BaseModel):
     """The model evaluated: its display name, identity (adapter, args, checkpoint) and capabilities."""
 
     model_config = _OPEN
     name: Name = Field(description="the model's display name (row label in reports)")
-    identity: dict[str, Any] = Field(default_factory=dict, description="what identifies the weights and args")
+    identity: ModelIdentity = Field(default_factory=ModelIdentity, description="what identifies weights and args")
     capabilities: dict[str, Any] = Field(default_factory=dict, description="video, images, max_frames, ...")
+
+
+class RecordedMetric(BaseModel):
+    """A metric as the task config declares it (`metrics:` in its YAML)."""
+
+    model_config = _OPEN
+    name: Name = Field(description="the metric's name (a key the score hook returns)")
+    aggregation: Optional[Str] = Field(None, description="mean, median, sum, a registered aggregation")
+    higher_is_better: Optional[Bool] = Field(None, description="the metric's direction")
+
+
+class RecordedDataset(BaseModel):
+    """The task config's `dataset` section, as far as readers use it."""
+
+    model_config = _OPEN
+    split: Optional[Str] = Field(None, description="the split the task reads")
+    data_key: Optional[Str] = Field(None, description="the sub-folder of --data the task reads")
+
+
+class RecordedMetadata(BaseModel):
+    """The task config's `metadata`, as far as readers use it."""
+
+    model_config = _OPEN
+    breakdown_labels: Optional[dict[str, Any]] = Field(None, description="field -> [[value, name], ...]")
+
+
+class RecordedTaskConfig(BaseModel):
+    """The validated task config a run records (harness.config.schema.TaskConfig, dumped), as far as the
+    readers use it; its other keys are kept as they are."""
+
+    model_config = _OPEN
+    task: Optional[Name] = Field(None, description="the task's name")
+    description: Optional[Str] = Field(None, description="what the task measures")
+    dataset: RecordedDataset = Field(default_factory=RecordedDataset, description="where its rows come from")
+    metrics: list[RecordedMetric] = Field(default_factory=list, description="the metrics it declares")
+    cluster_field: Optional[Str] = Field(None, description="the field bootstrap CIs cluster on (the video)")
+    breakdowns: list[Union[Str, list[Str]]] = Field(default_factory=list, description="fields metrics split by")
+    metadata: RecordedMetadata = Field(default_factory=RecordedMetadata, description="free-form task metadata")
 
 
 class TaskRunConfig(BaseModel):
@@ -129,7 +175,7 @@ class TaskRunConfig(BaseModel):
     plugin: Optional[Str] = Field(description="the plugin the task came from")
     plugin_version: Optional[Str] = Field(None, description="that plugin's version")
     frames_overridden: Bool = Field(False, description="whether --frames replaced the task's spec")
-    config: dict[str, Any] = Field(description="the validated task config")
+    config: RecordedTaskConfig = Field(description="the validated task config")
     data_source: Optional[dict[str, Any]] = Field(None, description="the hub release the task fetched")
 
 
@@ -286,6 +332,18 @@ class V1Results(BaseModel):
     n_samples: dict[str, NSamples] = Field(default_factory=dict, alias="n-samples", description="lm-eval")
 
 
+class MediaEntry(BaseModel):
+    """One video part of a sample as it was decoded (the report's viewer decodes the same frames again)."""
+
+    model_config = _OPEN
+    path: Optional[Str] = Field(None, description="the file, relative to the dataset root")
+    label: Optional[Str] = Field(None, description="the part's label in the prompt")
+    indices: list[Int] = Field(default_factory=list, description="the source frames used")
+    timestamps: list[Optional[Number]] = Field(default_factory=list, description="their times in seconds")
+    segments: list[Any] = Field(default_factory=list, description="the clip's segments")
+    fps: Optional[Number] = Field(None, description="the video's frame rate")
+
+
 class Sample(BaseModel):
     """One line of a samples file, `OUT/<model>/samples_<task>_<timestamp>.jsonl`."""
 
@@ -296,7 +354,7 @@ class Sample(BaseModel):
     target: Any = Field(None, description="the reference answer")
     prompt: Any = Field(None, description="the prompt the model saw")
     frame_spec: Optional[Str] = Field(None, description="digest of the effective frame spec")
-    media: Any = Field(None, description="which frames of which files were decoded")
+    media: Optional[list[MediaEntry]] = Field(None, description="which frames of which files were decoded")
     raw: Any = Field(None, description="the model's raw output")
     structured: Any = Field(None, description="structured output, when the request asked for one")
     parsed: Optional[dict[str, Any]] = Field(None, description="the parsed answer: answer, valid, note")
