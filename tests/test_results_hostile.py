@@ -5,6 +5,7 @@ hang or a wrong number; in a folder of runs the other files go on; the gate fail
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
@@ -25,7 +26,9 @@ from hostile_results import (
 )
 
 from harness.cli.main import main
-from harness.errors import EXIT_REGRESSION, EXIT_USAGE
+from harness.errors import EXIT_REGRESSION, EXIT_USAGE, HarnessError
+from harness.report.compare import compare_runs
+from harness.report.leaderboard import build_leaderboard
 from harness.report.loading import load_runs
 from harness.results import reading
 from harness.results.models import results_json_schema
@@ -270,3 +273,59 @@ def test_import_writes_only_under_out_and_refuses_a_file_there(tmp_path, monkeyp
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dest", "file", "m.json"]  # nothing in ./out
     (written,) = (tmp_path / "dest" / "m").glob("results_*.json")
     assert read_results(written).model.samples_files
+
+
+# -- every field, every kind of wrong value: refused by name, or read and used without a crash ------------
+
+FUZZ_VALUES = ["x", [], {}, None, -1, True, 0.5, 10**30]
+
+
+def _field_paths(node, at=()):
+    if at:
+        yield at
+    if isinstance(node, dict):
+        for k, v in node.items():
+            yield from _field_paths(v, (*at, k))
+    elif isinstance(node, list):
+        for i, v in enumerate(node[:1]):
+            yield from _field_paths(v, (*at, i))
+
+
+def _fuzz(tmp_path, prefixes: tuple[str, ...], values: tuple = tuple(FUZZ_VALUES)) -> int:
+    base = good_results()
+    base_path = write_run(tmp_path / "base", base)
+    good = load_runs([base_path])
+    tried = 0
+    for at in _field_paths(base):
+        if not at or at[0] not in prefixes:
+            continue
+        for value in values:
+            data = good_results()
+            _put(data, at, value)
+            path = write_run(tmp_path / "case", data)
+            tried += 1
+            try:
+                runs = load_runs([path])
+            except ResultsFileError:
+                continue
+            with contextlib.suppress(HarnessError):  # accepted: the readers' code works on it or says why
+                build_leaderboard(runs)
+            compare_runs(good[0], runs[0])
+            compare_runs(runs[0], good[0])
+    return tried
+
+
+def _put(data, at, value):
+    node = data
+    for k in at[:-1]:
+        node = node[k]
+    node[at[-1]] = value
+
+
+def test_every_field_of_the_accounting_is_refused_or_safe(tmp_path):
+    assert _fuzz(tmp_path, ("task_results",), ("x", None, -1, [])) > 150
+
+
+@pytest.mark.slow
+def test_every_field_is_refused_or_safe(tmp_path):
+    assert _fuzz(tmp_path, tuple(good_results())) > 2000

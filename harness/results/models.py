@@ -22,6 +22,8 @@ from harness.results.upgrade import upgrade_results
 Number = Annotated[float, Strict(), AllowInfNan(False)]
 Int = Annotated[int, Strict()]
 Bool = Annotated[bool, Strict()]
+#: a seed NumPy's global generator takes (0 to 2**32 - 1): a rescore seeds the generators with it
+Seed = Annotated[int, Strict(), Field(ge=0, le=2**32 - 1)]
 Count = Annotated[int, Strict(), Field(ge=0)]
 Str = Annotated[str, Strict()]
 Share = Annotated[float, Strict(), AllowInfNan(False), Field(ge=0, le=1)]
@@ -186,7 +188,7 @@ class RunSettings(BaseModel):
     tasks: dict[Name, TaskRunConfig] = Field(description="per task: version, frame specs, plugin, config")
     model: Optional[Str] = Field(None, description="lm-eval: the --model name")
     model_args: Union[Str, dict[str, Any]] = Field("", description="lm-eval: the model args as 'k=v,...'")
-    seed: Optional[Int] = Field(0, description="--seed")
+    seed: Optional[Seed] = Field(0, description="--seed")
     limit: Optional[Number] = Field(None, description="--limit (a count or a fraction)")
     batch_size: Optional[Union[Int, Str]] = Field(None, description="--batch_size")
     batch_sizes: list[Int] = Field(default_factory=list, description="lm-eval: per-call batch sizes")
@@ -200,10 +202,10 @@ class RunSettings(BaseModel):
     gen_kwargs: Union[dict[str, Any], Str, None] = Field(None, description="--gen_kwargs")
     split: Optional[Str] = Field(None, description="--split")
     requested: list[Str] = Field(default_factory=list, description="the --tasks names as given")
-    random_seed: Optional[Int] = Field(None, description="seed of Python's random (null: not set)")
-    numpy_seed: Optional[Int] = Field(None, description="seed of NumPy's generator (null: not set)")
-    torch_seed: Optional[Int] = Field(None, description="seed of torch (null: not set)")
-    fewshot_seed: Optional[Int] = Field(None, description="lm-eval's few-shot sampler seed (null: unused)")
+    random_seed: Optional[Seed] = Field(None, description="seed of Python's random (null: not set)")
+    numpy_seed: Optional[Seed] = Field(None, description="seed of NumPy's generator (null: not set)")
+    torch_seed: Optional[Seed] = Field(None, description="seed of torch (null: not set)")
+    fewshot_seed: Optional[Seed] = Field(None, description="lm-eval's few-shot sampler seed (null: unused)")
 
 
 class LmEvalEntry(BaseModel):
@@ -344,6 +346,25 @@ class MediaEntry(BaseModel):
     fps: Optional[Number] = Field(None, description="the video's frame rate")
 
 
+class SampleError(BaseModel):
+    """Why a sample has no scores: a counted error."""
+
+    model_config = _OPEN
+    kind: Str = Field(description="media, request, generation, parse, score, ...")
+    reason: Optional[Str] = Field(None, description="a short machine reason (e.g. truncated, ConnectionError)")
+    message: Optional[Str] = Field(None, description="the message naming the file or field")
+
+
+class ParsedAnswer(BaseModel):
+    """The answer as the task parsed it."""
+
+    model_config = _OPEN
+    answer: Any = Field(None, description="the parsed answer")
+    valid: Optional[Bool] = Field(None, description="whether the task could read an answer (invalid: wrong)")
+    note: Optional[Str] = Field(None, description="why it is invalid")
+    unusable: Optional[Str] = Field(None, description="why the task's scorer could not use the answer")
+
+
 class Sample(BaseModel):
     """One line of a samples file, `OUT/<model>/samples_<task>_<timestamp>.jsonl`."""
 
@@ -357,9 +378,9 @@ class Sample(BaseModel):
     media: Optional[list[MediaEntry]] = Field(None, description="which frames of which files were decoded")
     raw: Any = Field(None, description="the model's raw output")
     structured: Any = Field(None, description="structured output, when the request asked for one")
-    parsed: Optional[dict[str, Any]] = Field(None, description="the parsed answer: answer, valid, note")
+    parsed: Optional[ParsedAnswer] = Field(None, description="the parsed answer: answer, valid, note")
     scores: Optional[dict[Name, Any]] = Field(None, description="metric -> the sample's score")
-    error: Optional[dict[str, Any]] = Field(None, description="kind, reason, message when it failed")
+    error: Optional[SampleError] = Field(None, description="kind, reason, message when it failed")
 
 
 def upgraded(data: Any) -> Any:

@@ -210,6 +210,7 @@ def samples_file_of(results: ResultsFile, task: str) -> Path:
     return target
 
 
+NON_NULL = ("task", "doc")  # required keys that null does not satisfy (a target may be null)
 _DAMAGED = "the file is damaged or not a harness samples file (rerun with --log_samples to write it again)"
 
 
@@ -236,7 +237,7 @@ def _sample(raw: bytes, where: str, required: Sequence[str]) -> dict[str, Any]:
         raise SamplesFileError(f"{exc}; {_DAMAGED}") from None
     if not isinstance(rec, dict):
         raise SamplesFileError(f"{where}: a JSON {type(rec).__name__}, not a sample record; {_DAMAGED}")
-    missing = [k for k in required if k not in rec]
+    missing = [k for k in required if k not in rec or (rec[k] is None and k in NON_NULL)]
     if missing:
         raise SamplesFileError(f"{where}: the record has no {', '.join(missing)}; {_DAMAGED}")
     try:

@@ -138,7 +138,10 @@ def validate_results(results: dict[str, Any]) -> None:
     try:
         Results.model_validate(results)
     except ValidationError as exc:
-        raise ResultsFileError(validation_message("results to write", exc)) from None
+        raise ResultsFileError(
+            validation_message("results to write", exc) + " (a harness or plugin bug: please report it; the "
+            "model's answers are in the response cache, so a rerun after the fix makes no model call)"
+        ) from None
 
 
 __all__ = [
