@@ -21,7 +21,7 @@ from typing import Any, BinaryIO, Optional
 
 from pydantic import ValidationError
 
-from harness.errors import ConfigError
+from harness.errors import ConfigError, describe_os_error
 from harness.results.models import Results, Sample, upgraded
 from harness.results.upgrade import ResultsVersionError
 
@@ -71,10 +71,8 @@ def open_regular(path: Path, limit: int, what: str) -> BinaryIO:
             kind = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file (a FIFO, device or socket)"
             raise ResultsFileError(f"{path}: {kind}; give a {what}")
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except FileNotFoundError:
-        raise ResultsFileError(f"{path}: no such file; give a {what}") from None
-    except OSError as exc:
-        raise ResultsFileError(f"{path}: cannot read ({exc.strerror or exc}); give a readable {what}") from None
+    except OSError as exc:  # missing, no permission, ...: "PATH: No such file or directory; check ..."
+        raise ResultsFileError(describe_os_error(exc, path)) from None
     st = os.fstat(fd)
     if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
         os.close(fd)
@@ -134,8 +132,9 @@ def _unusable_metric(at: tuple, value: Any, noted: set) -> bool:
     return False
 
 
-def parse_json(raw: bytes, where: str) -> Any:
-    """JSON text (a UTF-8 BOM allowed) parsed with NaN/infinity kept as markers; ResultsFileError otherwise."""
+def parse_json(raw: bytes, where: str, line: bool = False) -> Any:
+    """JSON text (a UTF-8 BOM allowed) parsed with NaN/infinity kept as markers; ResultsFileError otherwise
+    (`line`: one line of a samples file, worded so)."""
     if raw.startswith(_BOM):
         raw = raw[len(_BOM):]
     try:
@@ -147,6 +146,8 @@ def parse_json(raw: bytes, where: str) -> Any:
     except RecursionError:
         raise ResultsFileError(f"{where}: JSON nested too deep (at most {MAX_DEPTH} levels)") from None
     except ValueError as exc:  # JSONDecodeError (truncated, not JSON) or an integer too long to convert
+        if line:
+            raise ResultsFileError(f"{where}: not a JSON line ({exc}), truncated or damaged") from None
         raise ResultsFileError(f"{where}: not valid JSON ({exc}); the file is damaged or truncated") from None
 
 
@@ -231,7 +232,7 @@ def iter_samples(path: Path, required: Sequence[str] = ()) -> Iterator[tuple[int
 
 def _sample(raw: bytes, where: str, required: Sequence[str]) -> dict[str, Any]:
     try:
-        rec = parse_json(raw, where)
+        rec = parse_json(raw, where, line=True)
         check_tree(rec, where)
     except ResultsFileError as exc:
         raise SamplesFileError(f"{exc}; {_DAMAGED}") from None
