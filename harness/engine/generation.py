@@ -47,7 +47,8 @@ class Generation:
     responses: Optional[ResponseCache]  # None with --no_cache
     # the sample's request with frames filled in, None on a media error (the instance's error says why)
     decode: Callable[[Instance, FrameFeed], Optional[Request]]
-    # --strict: scores a finished sample, raising StrictModeError on the first bad one
+    # --strict: checks a finished sample, raising StrictModeError on one with an error (scoring comes later,
+    # once, in doc order)
     score: Callable[[Instance], Any]
     stats: dict[str, int]  # the run's counters: cache_hits and generated are counted here
     batch_size: int = 1
@@ -249,7 +250,7 @@ class GenerationPipeline:
         if not self.generation.strict or self.stop is not None:
             return
         try:
-            self.generation.score(inst)  # scores it now (memoised), raising on the first error
+            self.generation.score(inst)  # raises StrictModeError on a sample with an error (no scoring)
         except StrictModeError as exc:
             self.stop = exc
 
