@@ -211,16 +211,15 @@ class Evaluator:
         """What the generation pipeline needs of this run: the model, the response cache, decoding, scoring
         for --strict and the counters (the pipeline never sees the evaluator itself)."""
         cfg = self.cfg
-        return Generation(
-            self.model, self.responses, self.decode, self.check_strict, self.stats, cfg.batch_size, cfg.strict
-        )
+        return Generation(self.model, self.responses, self.decode, self.record, self.stats, cfg.batch_size, cfg.strict)
 
     # -- scoring -----------------------------------------------------------------------------------
     def record(self, inst: Instance) -> SampleRecord:
-        """The instance's record, parsed and scored once (harness.scoring.recording, in doc order); under
-        --strict, StrictModeError on a sample with an error or an answer the task could not use."""
+        """The instance's scored record (scored once: --strict scores on arrival and raises StrictModeError on
+        the first sample with an error or an answer the task could not use)."""
         if inst.rec is not None:
             return inst.rec
+        task, doc = inst.task, inst.doc
         rec = record_instance(inst, self.judge)  # parsed and scored by the one scoring module
         if self.cfg.strict and (rec.error or (rec.parsed or {}).get("unusable")):
             what = (
@@ -228,12 +227,6 @@ class Evaluator:
                 if rec.error
                 else f"the task could not use the answer: {rec.parsed['unusable']}"
             )
-            raise StrictModeError(f"task '{inst.task.name}' doc '{inst.doc['doc_id']}': {what}")
+            raise StrictModeError(f"task '{task.name}' doc '{doc['doc_id']}': {what}")
         inst.rec = rec
         return rec
-
-    def check_strict(self, inst: Instance) -> None:
-        """--strict as answers arrive: StrictModeError for a sample with an error, before the next model call,
-        without scoring it (answers are scored once, in doc order, by `record`)."""
-        if self.cfg.strict and inst.error is not None:
-            self.record(inst)  # an instance with an error is recorded unscored, and raises

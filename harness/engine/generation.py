@@ -47,8 +47,7 @@ class Generation:
     responses: Optional[ResponseCache]  # None with --no_cache
     # the sample's request with frames filled in, None on a media error (the instance's error says why)
     decode: Callable[[Instance, FrameFeed], Optional[Request]]
-    # --strict: checks a finished sample, raising StrictModeError on one with an error (scoring comes later,
-    # once, in doc order)
+    # --strict: scores a finished sample, raising StrictModeError on the first bad one
     score: Callable[[Instance], Any]
     stats: dict[str, int]  # the run's counters: cache_hits and generated are counted here
     batch_size: int = 1
@@ -250,7 +249,7 @@ class GenerationPipeline:
         if not self.generation.strict or self.stop is not None:
             return
         try:
-            self.generation.score(inst)  # raises StrictModeError on a sample with an error (no scoring)
+            self.generation.score(inst)  # scores it now (memoised), raising on the first error
         except StrictModeError as exc:
             self.stop = exc
 

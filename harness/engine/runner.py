@@ -44,6 +44,7 @@ from harness.scoring.recording import (
     run_results,
     run_settings,
     score_in_order,
+    score_sample,
     task_run_config,
     with_samples_files,
 )
@@ -257,7 +258,7 @@ def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
         mine = distributed.shard(instances, rank, world, _video_of)  # a video's samples on one rank
         evaluator.run_instances(mine)
         prepare_scoring(mine)  # batch work of the tasks' scorers, before the per-sample scores
-        records = score_in_order(mine, evaluator.record, seeds)
+        records = score_in_order(mine, evaluator.record, lambda t, r: score_sample(t, r, judge), seeds)
     finally:
         model.close()
     gathered = distributed.gather_to_rank0(records)

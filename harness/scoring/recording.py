@@ -168,18 +168,24 @@ def rescore_record(task: Task, rec: dict, judge: Any = None) -> None:
     score_record(task, rec, judge)
 
 
-def score_in_order(instances: list, record: Callable[[Any], Any], seeds: Seeds) -> list[tuple[int, Any]]:
+def score_in_order(
+    instances: list, record: Callable[[Any], Any], rescore: Callable[[Any, Any], None], seeds: Seeds
+) -> list[tuple[int, Any]]:
     """(index, record) of every instance, each task's scored in doc order right after `seed_generators`.
 
-    `instances` come task by task, docs in order; `record(inst)` builds and scores one SampleRecord, once
-    (`--strict` only checks errors as answers arrive: nothing is scored out of order)."""
+    `instances` come task by task, docs in order; `record(inst)` builds (and scores) one SampleRecord,
+    memoised; a record `--strict` already scored on arrival (in arrival order) is scored again here, in order."""
     out: list[tuple[int, Any]] = []
     current = None
     for inst in instances:
         if inst.task is not current:
             current = inst.task
             seed_generators(seeds)
-        out.append((inst.index, record(inst)))
+        early = inst.rec is not None
+        rec = record(inst)
+        if early and rec.raw is not None and not rec.error:
+            rescore(inst.task, rec)
+        out.append((inst.index, rec))
     return out
 
 
