@@ -67,6 +67,14 @@ class Metric(BaseModel):
 Counts = dict[Str, Count]
 
 
+class BreakdownCell(BaseModel):
+    """One value of a breakdown field: its sample count and, per metric, the value over those samples."""
+
+    model_config = ConfigDict(extra="allow")
+    __pydantic_extra__: dict[str, Metric] = Field(init=False)  # metric name -> {value, n}
+    n_samples: Count = Field(description="samples with this value of the field")
+
+
 class TaskResult(BaseModel):
     """The harness's entry for one task: accounting, metrics with CIs, breakdowns, paper tables."""
 
@@ -87,7 +95,9 @@ class TaskResult(BaseModel):
     coverage: Optional[Share] = Field(None, description="n_scored / n_rows")
     headline: Optional[Name] = Field(None, description="the metric a leaderboard ranks on and compare gates")
     metrics: dict[Name, Metric] = Field(description="metric name -> value, interval and count")
-    breakdowns: dict[str, Any] = Field(default_factory=dict, description="metrics per value of a field")
+    breakdowns: dict[Name, dict[Str, BreakdownCell]] = Field(
+        default_factory=dict, description="per breakdown (fields joined by 'x'), per value: metrics over its samples"
+    )
     tables: Any = Field(None, description="the task's or group's paper tables (its aggregate hook)")
     tables_error: Optional[Str] = Field(None, description="the aggregate hook raised: no tables, incomplete")
     aggregation_errors: list[Str] = Field(
