@@ -66,7 +66,14 @@ from harness.frames.spec import FrameSpec
 from harness.hookspecs import hookimpl
 from harness.plugins.loading import ENV_VAR, load_plugins
 from harness.plugins.registry import Registry, resolve_reference
-from harness.results.writer import SamplesFileError, iter_samples, read_samples
+from harness.results.reading import (
+    ResultsFileError,
+    SamplesFileError,
+    iter_samples,
+    read_results,
+    read_samples,
+    samples_file_of,
+)
 
 
 @functools.cache
@@ -121,6 +128,7 @@ __all__ = [
     "Request",
     "Response",
     "Result",
+    "ResultsFileError",
     "SamplesFileError",
     "Score",
     "Segment",
@@ -147,9 +155,11 @@ __all__ = [
     "media_identity",
     "parse_kv",
     "read_jsonl_rows",
+    "read_results",
     "read_samples",
     "resolve_reference",
     "safe_media_path",
+    "samples_file_of",
     "unpack_archive",
     "write_atomic",
 ]

@@ -297,3 +297,38 @@ def test_no_attribute_of_a_task_is_set_after_it_is_built(tmp_path):
     with pytest.raises(AttributeError, match="immutable once built"):
         task.data_root = tmp_path
     assert task.with_run(RunContext(model_names=("m",))).model_names == ("m",) and task.model_names == ()
+
+
+# Results are built in one place (issue 36): the scoring module; the upgrade of old files reshapes what it reads.
+RESULTS_BUILDERS = {"harness.scoring.recording", "harness.results.upgrade"}
+RESULTS_KEYS = frozenset(
+    {"schema_version", "task_results", "group_results", "samples_files", "rescored_from", "created", "imported_from"}
+)
+
+
+def _results_building(tree: ast.Module) -> set[str]:
+    """Where code builds a results dict: a dict display with a results key, or an assignment to one
+    (`x["task_results"] = ...`)."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Dict):
+            keys = {k.value for k in node.keys if isinstance(k, ast.Constant)}
+            found |= {f"line {node.lineno}: {{{k!r}: ...}}" for k in keys & RESULTS_KEYS}
+        elif isinstance(node, (ast.Assign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for t in targets:
+                if isinstance(t, ast.Subscript) and isinstance(t.slice, ast.Constant) and t.slice.value in RESULTS_KEYS:
+                    found.add(f"line {node.lineno}: [{t.slice.value!r}] = ...")
+    return found
+
+
+def test_results_are_built_only_by_the_scoring_module():
+    found = {
+        f"{_rel(m)}: {where}"
+        for m, tree in TREES.items()
+        if m.startswith("harness.") and m not in RESULTS_BUILDERS
+        for where in _results_building(tree)
+    }
+    _check(found, set(), "results built outside harness.scoring.recording (build them there)")
+    sample = ast.parse('r = {"schema_version": 2}\nr["task_results"] = {}\nother = {"task": 1}\n')
+    assert len(_results_building(sample)) == 2

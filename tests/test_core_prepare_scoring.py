@@ -7,7 +7,8 @@ import logging
 
 from harness.api import TaskConfig
 from harness.data.task import Task
-from harness.engine.seeding import Seeds, rescore_in_order
+from harness.engine.seeding import Seeds
+from harness.scoring.recording import rescore_in_order
 
 HOOKS = """
 seen = []

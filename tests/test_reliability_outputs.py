@@ -14,10 +14,10 @@ from test_reliability_parsers import task_docs  # noqa: F401 - the shared fixtur
 from harness.config.run import RunConfig
 from harness.contract.messages import Capabilities, Response
 from harness.contract.model import Model
-from harness.engine.evaluator import score_record
 from harness.engine.runner import run
 from harness.plugins.loading import load_plugins
 from harness.plugins.registry import Entry
+from harness.scoring.recording import score_record
 from harness.scoring.task_results import aggregate_task
 from harness_metrics import encode_rle
 

@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hostile_results import good_results
 
 from harness_builders.tempcloze.commands import TempClozeDiagnoseBuilder, TempClozeHardBuilder
 from harness_builders.tempcloze.config import BuildConfig
@@ -40,10 +41,10 @@ def runs(tmp_path) -> list[Path]:
     m1 = _samples(tmp_path / "samples_tempcloze_m1.jsonl", {("s3", "A"), ("s2", "A"), ("s2", "P")})
     m2 = _samples(tmp_path / "samples_tempcloze_m2.jsonl", {("s3", "A"), ("s2", "S")})
     other = {"doc_id": "q", "doc": {"question": "?"}, "scores": {"accuracy": 0}}  # another benchmark's sample
-    _samples(tmp_path / "samples_tempcloze_m3.jsonl", {("s3", "S"), ("s1", "A")}, extra=[other])
-    res = tmp_path / "run3" / "results_2026.json"
-    res.parent.mkdir()
-    res.write_text(json.dumps({"samples_files": {"tempcloze": "../samples_tempcloze_m3.jsonl"}}))
+    (tmp_path / "run3").mkdir()
+    _samples(tmp_path / "run3" / "samples_tempcloze_m3.jsonl", {("s3", "S"), ("s1", "A")}, extra=[other])
+    res = tmp_path / "run3" / "results_2026.json"  # a results file naming its samples file (beside it)
+    res.write_text(json.dumps({**good_results(), "samples_files": {"tempcloze": "samples_tempcloze_m3.jsonl"}}))
     return [m1, m2, res]
 
 
@@ -74,7 +75,13 @@ def test_hard_subset_errors_name_the_file(tmp_path):
         hard_subset([bad])
     res = tmp_path / "results_x.json"
     res.write_text("{}")
+    with pytest.raises(ValueError, match="results_x.json: field 'model'"):  # the harness's results reader
+        hard_subset([res])
+    res.write_text(json.dumps({**good_results(), "samples_files": {}}))
     with pytest.raises(ValueError, match="samples_files"):
+        hard_subset([res])
+    res.write_text(json.dumps({**good_results(), "samples_files": {"t": "../samples_x.jsonl"}}))
+    with pytest.raises(ValueError, match="samples_files.t"):  # a path outside the results file's folder
         hard_subset([res])
     none = tmp_path / "samples_y.jsonl"
     none.write_text('{"doc": {"q": 1}, "scores": {"accuracy": 1}}\n')

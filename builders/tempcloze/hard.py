@@ -2,19 +2,19 @@
 
 Inputs are `samples_<task>_<timestamp>.jsonl` files (one JSON object a line with "doc_id", "doc" holding
 "stem" and "dimension", and "scores" with "accuracy" 0/1) or `results_*.json` files that list their samples
-files under "samples_files" ({task: path}, relative paths resolved next to the results file). Each samples
+files under "samples_files" ({task: file name}, resolved inside the results file's folder; read by the
+harness's results reader, which refuses a malformed file or a path outside that folder). Each samples
 file counts as one model run. Output is the release's `subset_ids.json`: a JSON list of stems.
 """
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.api import iter_samples
+from harness.api import iter_samples, read_results, samples_file_of
 
 
 @dataclass
@@ -43,24 +43,18 @@ def samples_files(paths: Iterable[str | Path]) -> list[Path]:
             out.extend(found)
         elif p.suffix == ".jsonl":
             out.append(p)
-        elif p.suffix == ".json":
-            try:
-                data = json.loads(p.read_text(encoding="utf-8"))
-            except (OSError, json.JSONDecodeError) as err:
-                raise ValueError(f"{p}: not a readable results JSON ({err})") from err
-            listed = data.get("samples_files") if isinstance(data, dict) else None
-            if not isinstance(listed, dict) or not listed:
+        elif p.suffix == ".json":  # read and validated by the harness's results reader (ResultsFileError)
+            results = read_results(p)
+            if not results.model.samples_files:
                 raise ValueError(
                     f"{p}: has no 'samples_files' mapping; rerun the evaluation with --log_samples "
                     "or pass the samples_*.jsonl files directly"
                 )
-            for task in sorted(listed):
-                sp = Path(listed[task])
-                out.append(sp if sp.is_absolute() else p.parent / sp)
+            out.extend(samples_file_of(results, task) for task in sorted(results.model.samples_files))
         else:
             raise ValueError(f"{p}: expected a results_*.json, a samples_*.jsonl or a folder")
     for sp in out:
-        if not sp.is_file():
+        if not sp.exists():  # a FIFO or a folder is refused by name by the samples reader
             raise ValueError(f"samples file not found: {sp}")
     return out
 
@@ -77,6 +71,8 @@ def _read_samples(path: Path) -> list[tuple[str, str, float]]:
             raise ValueError(f"{path}:{lineno}: sample of stem '{doc['stem']}' has no scores.accuracy")
         # an invalid (unparsable) answer is scored None by the task: for Hard it counts as wrong
         value = scores.get("accuracy_strict", scores["accuracy"])
+        if not (value is None or isinstance(value, (int, float)) and not isinstance(value, bool)):
+            raise ValueError(f"{path}:{lineno}: field 'scores.accuracy': expected a number or null, got {value!r:.60}")
         rows.append((str(doc["stem"]), str(doc.get("dimension", "")), float(value or 0.0)))
     return rows
 

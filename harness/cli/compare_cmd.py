@@ -58,7 +58,7 @@ def main(argv: list[str]) -> int:
             raise ConfigError(
                 f"compare {which} {raw}: holds {len(files)} results files; give exactly one file"
             )
-        pair.append(load_run(files[0]))
+        pair.append(load_run(files[0], nonfinite_metrics="note"))  # a NaN headline in NEW: a regression
     if not args.allow_incomplete:
         refuse_incomplete(pair, "compare")
     unique_labels(pair)

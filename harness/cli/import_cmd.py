@@ -14,25 +14,19 @@ import argparse
 import sys
 from pathlib import Path
 
-from harness import __version__
 from harness.contract.importer import ImportedRun
-from harness.engine.evaluator import score_record
 from harness.engine.rescoring import rescore
 from harness.engine.runner import build_task
 from harness.errors import EXIT_USAGE, ConfigError
 from harness.plugins.loading import PluginState, load_plugins
-from harness.results.lm_eval_keys import lm_eval_config
 from harness.results.writer import (
-    RESULTS_SCHEMA_VERSION,
-    atomic_write_text,
-    dumps_results,
-    git_hash,
-    package_versions,
+    check_output_folder,
     safe_name,
     timestamp,
+    write_results,
     write_samples,
 )
-from harness.scoring.task_results import N_BOOTSTRAP
+from harness.scoring.recording import imported_draft, score_record, task_run_config, with_samples_files
 
 
 def write_imported(run: ImportedRun, out: Path, state: PluginState, include_path: list[str]) -> Path:
@@ -53,48 +47,12 @@ def write_imported(run: ImportedRun, out: Path, state: PluginState, include_path
         write_samples(path, records)
         samples[task] = path
         spec = t.config.frames  # the task's own spec: what its public counterpart sampled
-        configs[task] = {
-            "version": t.config.version,
-            "frame_spec": spec.canonical(),
-            "effective_frame_spec": spec.canonical(),
-            "frame_spec_digest": spec.digest(),
-            "frames_overridden": False,
-            "plugin": t.plugin,
-            "plugin_version": t.plugin_version,
-            "config": t.config.model_dump(mode="json"),
-        }
+        configs[task] = task_run_config(t, spec, spec)
     results_path = folder / f"results_{stamp}.json"
-    # The model, task configs and provenance that --rescore carries over from the results file it finds
-    # beside the samples; the numbers are then computed by rescore itself.
-    draft = {
-        "schema_version": RESULTS_SCHEMA_VERSION,
-        "harness_version": __version__,
-        "created": stamp,
-        "model": {"name": run.model, "identity": {"imported": run.provenance}, "capabilities": {}},
-        "config": {
-            "tasks": configs,
-            "requested": list(run.tasks),
-            "seed": 0,
-            "limit": None,
-            "batch_size": 1,
-            "split": "test",
-            "gen_kwargs": "",
-            "judge": None,
-            "package_versions": package_versions(),
-            "git_hash": git_hash(),
-            "world_size": 1,
-            **lm_eval_config(run.model, {}, None, N_BOOTSTRAP),
-        },
-        "imported_from": run.provenance,
-        "task_results": {},
-        "group_results": {},
-        "samples_files": {},
-    }
-    atomic_write_text(results_path, dumps_results(draft))
-    results = rescore(list(samples.values()), include_path, None).results
-    results["created"] = stamp
-    results["samples_files"] = {task: path.name for task, path in samples.items()}
-    atomic_write_text(results_path, dumps_results(results))
+    # The model, task configs and provenance that --rescore carries over; the numbers are computed by it.
+    draft = imported_draft(run.model, run.provenance, configs, stamp)
+    results = rescore(list(samples.values()), include_path, None, state=state, original=draft, created=stamp).results
+    write_results(results_path, with_samples_files(results, {task: path.name for task, path in samples.items()}))
     return results_path
 
 
@@ -116,6 +74,7 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv[1:])
     if args.include_path:
         state = load_plugins(args.include_path)
+    check_output_folder(args.out, "import --out")  # a file there: refused before anything is read
     importer = entry.load()()
     failed = []
     for path in args.files:  # one file that cannot be imported is reported; the others are still imported

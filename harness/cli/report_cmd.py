@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.cli.args import ArgumentParser
-from harness.errors import EXIT_OK, ConfigError
+from harness.errors import ConfigError
 from harness.plugins.loading import load_plugins
 from harness.report.engine import build_report, write_report
-from harness.report.loading import load_runs
+from harness.report.loading import load_runs, skipped_files
 
 
 def main(argv: list[str]) -> int:
@@ -22,7 +22,8 @@ def main(argv: list[str]) -> int:
     p.add_argument("--title", default="Evaluation report")
     p.add_argument("--include_path", action="append", default=[])
     args = p.parse_args(argv)
-    runs = load_runs(args.results)
+    failures: list[str] = []  # results files that could not be read: named, the others go on (exit 2)
+    runs = load_runs(args.results, failures=failures)
     data = Path(args.data) if args.data else None
     if data is not None and not data.is_dir():
         raise ConfigError(f"report --data {data}: no such folder (the dataset root the runs used)")
@@ -32,4 +33,4 @@ def main(argv: list[str]) -> int:
     sections = build_report(runs, state.registry, data, args.samples)
     files = write_report(sections, Path(args.out), args.title)
     print(f"wrote {files.markdown}, {files.html} and {len(files.figures)} figures")
-    return EXIT_OK
+    return skipped_files(failures)

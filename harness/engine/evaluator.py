@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import math
 from functools import partial
 from pathlib import Path
 from typing import Any, Optional
@@ -24,8 +23,7 @@ from harness.cache.responses import ResponseCache
 from harness.config.run import RunConfig
 from harness.contract.messages import Request, Response, VideoPart
 from harness.contract.model import Model
-from harness.data.filtered import parse_and_score, scores_per_pipeline
-from harness.data.task import MediaPathError, Parsed, Task
+from harness.data.task import MediaPathError, Task
 from harness.engine import distributed
 from harness.engine.fitting import adapt_request, per_clip_budget
 from harness.engine.frame_feed import (
@@ -41,6 +39,7 @@ from harness.errors import HarnessError, HookContractError, StrictModeError
 from harness.frames import FrameCache, MediaError, decoder_identity, load_clip
 from harness.frames import content_hash as media_hash
 from harness.frames.spec import FrameSpec
+from harness.scoring.recording import record_instance
 
 log = logging.getLogger("harness.engine.evaluator")
 
@@ -229,20 +228,7 @@ class Evaluator:
         if inst.rec is not None:
             return inst.rec
         task, doc = inst.task, inst.doc
-        rec = SampleRecord(
-            doc_id=doc["doc_id"],
-            task=task.name,
-            doc=task.logged_doc(doc),
-            target=inst.target,
-            prompt=inst.request.prompt_text() if inst.request else None,
-            frames=inst.spec,
-            media=inst.media_log,
-            error=inst.error,
-        )
-        if inst.error is None and inst.response is not None:
-            rec.raw = inst.response.text
-            rec.structured = inst.response.structured
-            score_sample(task, rec, self.judge)
+        rec = record_instance(inst, self.judge)  # parsed and scored by the one scoring module
         if self.cfg.strict and (rec.error or (rec.parsed or {}).get("unusable")):
             what = (
                 f"{rec.error['kind']} error: {rec.error['message']}"
@@ -252,128 +238,3 @@ class Evaluator:
             raise StrictModeError(f"task '{task.name}' doc '{doc['doc_id']}': {what}")
         inst.rec = rec
         return rec
-
-
-def prepare_scoring(instances: list[Instance]) -> None:
-    """Each task's answers, before any of them is scored, to its `prepare_scoring` hook (batch work, once)."""
-    answers: dict[str, tuple[Task, list[dict]]] = {}
-    for inst in instances:
-        if inst.error is None and inst.response is not None:
-            _, records = answers.setdefault(inst.task.name, (inst.task, []))
-            records.append(
-                {
-                    "raw": inst.response.text,
-                    "structured": inst.response.structured,
-                    "doc": inst.task.logged_doc(inst.doc),
-                    "target": inst.target,
-                }
-            )
-    for task, records in answers.values():
-        task.prepare_scoring(records)
-
-
-def _clean_scores(scores: Any, items: frozenset = frozenset()) -> dict[str, Any]:
-    """Scores as floats or None ("not applicable"); a value that is no finite number raises ValueError.
-
-    `items` names corpus metrics (harness/scoring/aggregations.py), whose per-sample values are items of any JSON
-    kind (a [answer, target] pair, lmms-eval's process_results dicts), kept as they are."""
-    if not isinstance(scores, dict):
-        raise HookContractError(f"the score hook returned {type(scores).__name__}, not a dict of metric values")
-    out: dict[str, Any] = {}
-    for k, v in scores.items():
-        if v is None or (isinstance(v, float) and math.isnan(v)):
-            out[str(k)] = None
-            continue
-        if str(k) in items:
-            out[str(k)] = v
-            continue
-        value = float(v)  # TypeError / ValueError for a value that is no number
-        if not math.isfinite(value):
-            raise ValueError(f"score '{k}' is {value}")
-        out[str(k)] = value
-    return out
-
-
-def _corpus_metrics(task: Task) -> frozenset:
-    """Names of the task's corpus metrics, whose per-sample values are items rather than numbers."""
-    return frozenset(m.name for m in task.config.metrics if task.aggregator(m).corpus)
-
-
-RESCORED_ERRORS = ("parse", "score")  # the errors rescoring clears; harness-side ones (media, ...) stay
-
-
-def score_answer(
-    task: Task, raw: Optional[str], structured: Any, doc: dict, target: Any, judge: Any = None
-) -> dict[str, Any]:
-    """Parse an answer and score it against the target: the record fields to set (`parsed` and `scores`, or
-    `error` alone).
-
-    Whatever the model returned is an answer: when the task's parser or scorer cannot use it (it raises,
-    or gives a score that is no finite number), the answer is scored as the task's invalid answer (wrong,
-    or zero for dense metrics: the task's own score of an invalid `Parsed`), with the reason, naming the hook
-    that raised, in `parsed.note` and `parsed.unusable`. A hook that returns a value of the wrong type breaks
-    its contract (harness.contract.hooks): a counted `parse` or `score` error, as is a task that cannot score
-    even an invalid answer, so a failure never leaves a sample out of a mean silently.
-    """
-    response = Response(text=raw or "", structured=structured)
-    step = "parse"
-    try:
-        def parse(resp: Response) -> Parsed:  # every pipeline's parse runs before any score (filtered.py)
-            nonlocal step
-            step = "parse"
-            parsed = task.parse(resp, doc, judge)
-            step = "score"
-            return parsed
-
-        parsed, scores = parse_and_score(task, response, parse, target, doc)  # per filter pipeline, if any
-        scores = _clean_scores(scores, _corpus_metrics(task))
-    except HookContractError as exc:  # a task bug, not the model's answer: counted
-        return {"error": sample_error(step, exc)}
-    except Exception as exc:  # the answer is unusable: scored as the task's invalid answer
-        return _scored_invalid(task, doc, target, step, task.hook_failure(step, exc))
-    return {"parsed": parsed.to_json(), "scores": scores}
-
-
-def _scored_invalid(task: Task, doc: dict, target: Any, step: str, unusable: str) -> dict[str, Any]:
-    """The record fields of an answer the task's `step` hook could not use: its invalid answer's scores (per
-    filter pipeline, if any), or a `score` error naming the hook once when the task cannot score an invalid
-    answer either."""
-    parsed = Parsed(answer=None, valid=False, note=f"answer not usable: {unusable}")
-    try:
-        invalid = {p.name: parsed for p in task.filter_pipelines()}
-        raw_scores = scores_per_pipeline(task, invalid, target, doc) if invalid else task.score(parsed, target, doc)
-        scores = _clean_scores(raw_scores, _corpus_metrics(task))
-    except Exception as exc:  # the task cannot score an invalid answer either: a task bug, counted
-        message = task.hook_failure("score", exc) if not isinstance(exc, HookContractError) else str(exc)
-        if step != "score":  # the parser failed first: say so too (the score hook's own failure is said once)
-            message += f" (scoring an invalid answer, after: {unusable})"
-        return {"error": sample_error("score", message, type(exc).__name__)}
-    return {"parsed": {**parsed.to_json(), "unusable": unusable}, "scores": scores}
-
-
-def score_sample(task: Task, rec: SampleRecord, judge: Any = None) -> None:
-    """Score a record's answer in place (see `score_answer`)."""
-    for name, value in score_answer(task, rec.raw, rec.structured, rec.doc, rec.target, judge).items():
-        setattr(rec, name, value)
-
-
-def rescore_sample(task: Task, rec: SampleRecord, judge: Any = None) -> None:
-    """Score a record again (ranks scored interleaved shards); harness-side errors stay errors."""
-    if rec.error and rec.error["kind"] not in RESCORED_ERRORS:
-        return
-    rec.error = None
-    score_sample(task, rec, judge)
-
-
-def score_record(task: Task, rec: dict, judge: Any = None) -> None:
-    """Score a samples-file line in place (`--rescore`, `import`): its `raw`, `structured`, `doc` and `target`
-    (see `score_answer`)."""
-    rec.update(score_answer(task, rec.get("raw"), rec.get("structured"), rec["doc"], rec["target"], judge))
-
-
-def rescore_record(task: Task, rec: dict, judge: Any = None) -> None:
-    """Score a samples-file line again (`--rescore`); harness-side errors stay errors."""
-    if rec.get("error") and rec["error"]["kind"] not in RESCORED_ERRORS:
-        return
-    rec["error"] = None
-    score_record(task, rec, judge)

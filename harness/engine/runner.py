@@ -9,9 +9,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Optional
 
-from harness import __version__
 from harness.cache import default_cache_dir
-from harness.config.filter_list import metric_key
 from harness.config.run import RunConfig
 from harness.config.schema import GroupConfig, parse_task_config
 from harness.contract.hooks import GROUP_AGGREGATE, check_hook
@@ -22,30 +20,37 @@ from harness.data.lmms_task import LmmsTask
 from harness.data.run_context import RunContext
 from harness.data.task import Parsed, Task
 from harness.engine import distributed
-from harness.engine.evaluator import Evaluator, prepare_scoring, rescore_sample, score_sample
+from harness.engine.evaluator import Evaluator
 from harness.engine.fitting import per_clip_budget
 from harness.engine.judging import RULE_JUDGE, JudgeClient
 from harness.engine.model_loading import judge_entry, load_judge, load_model
 from harness.engine.sample import Instance, SampleRecord
-from harness.engine.seeding import Seeds, rescore_in_order, score_in_order, seed_generators
+from harness.engine.seeding import Seeds, seed_generators
 from harness.errors import ConfigError, UnknownNameError
 from harness.frames.spec import FrameSpec
 from harness.plugins.loading import PluginState, load_plugins
 from harness.plugins.references import load_hook
 from harness.plugins.task_imports import check_task_imports
-from harness.results.lm_eval_keys import add_lm_eval_keys, lm_eval_config, stderrs_of, task_hash
 from harness.results.writer import (
-    RESULTS_SCHEMA_VERSION,
-    atomic_write_text,
-    dumps_results,
-    git_hash,
-    package_versions,
+    check_output_folder,
     safe_name,
-    timestamp,
+    write_results,
     write_samples,
 )
-from harness.scoring.completeness import mark_completeness
-from harness.scoring.task_results import N_BOOTSTRAP, aggregate_group, aggregate_task
+from harness.scoring.recording import (
+    group_field,
+    metric_message,
+    model_info,
+    prepare_scoring,
+    rescore_in_order,
+    rescore_sample,
+    run_results,
+    run_settings,
+    score_in_order,
+    score_sample,
+    task_run_config,
+    with_samples_files,
+)
 
 log = logging.getLogger("harness.engine.runner")
 
@@ -99,7 +104,7 @@ def expand_tasks(state: PluginState, names: list[str]) -> tuple[list[str], dict[
             cfg.metadata["_base_dir"] = str(Path(entry.extra["path"]).parent)
             if cfg.hooks.aggregate:  # checked now: the hook runs only after every model call
                 base = Path(cfg.metadata["_base_dir"])
-                hook = load_hook(cfg.hooks.aggregate, base, _group_field(name, "hooks.aggregate"))
+                hook = load_hook(cfg.hooks.aggregate, base, group_field(name, "hooks.aggregate"))
                 check_hook(hook, GROUP_AGGREGATE, f"group '{name}' ({entry.extra['path']})", cfg.hooks.aggregate)
             groups[name] = cfg
             for member in cfg.task:
@@ -149,7 +154,8 @@ def check_loaded(task: Task, docs: list[dict], split: Optional[str]) -> None:
 def check_metric_names(task: Task, docs: list[dict]) -> None:
     """ConfigError (exit 2, before any model call) when a metric the YAML declares is not a key the task's
     score hook returns; the keys are read from scoring an invalid answer to the first row (no model needed).
-    A score hook that cannot score that probe is checked after the run instead (see `unreturned_metrics`)."""
+    A score hook that cannot score that probe is checked after the run instead
+    (harness.scoring.recording.unreturned_metrics)."""
     task.filter_pipelines()  # a filter_list that cannot be built stops the run here
     if not docs or (isinstance(task, LmmsTask) and task.per_document_metrics):  # each doc returns its own metrics
         return
@@ -163,27 +169,7 @@ def check_metric_names(task: Task, docs: list[dict]) -> None:
         return
     missing = [m.name for m in task.config.metrics if m.name not in keys]
     if missing:
-        raise ConfigError(_metric_message(task, missing, keys))
-
-
-def _metric_message(task: Task, missing: list[str], keys: set[str]) -> str:
-    return (
-        f"{task.where()}: metric(s) "
-        f"{', '.join(repr(m) for m in missing)} declared under `metrics:` but the score hook returns "
-        f"{', '.join(sorted(keys)) or 'no keys'}; rename the metric to one of those keys"
-    )
-
-
-def unreturned_metrics(task: Task, records: list[dict]) -> Optional[str]:
-    """A reason (for the results' incomplete_reasons) when scored samples never returned a declared metric;
-    none for a task whose documents return their own metric sets (a metric no scored document returned is not
-    applicable to any of them: n 0, no value)."""
-    scored = [r for r in records if not r.get("error")]
-    if not scored or (isinstance(task, LmmsTask) and task.per_document_metrics):
-        return None
-    keys = {k for r in scored for k in (r.get("scores") or {})}
-    missing = [m.name for m in task.config.metrics if m.name not in keys]
-    return _metric_message(task, missing, keys) if missing else None
+        raise ConfigError(metric_message(task, missing, keys))
 
 
 def _expand_reporting_broken(
@@ -270,6 +256,7 @@ def _load_tasks(
 def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
     """Evaluate cfg.model on cfg.tasks; rank 0 writes results (and samples with log_samples)."""
     start_time = time.time()
+    check_output_folder(cfg.output_path)  # a file there: exit 2 now, not after the model calls
     seeds = Seeds(random_seed=cfg.seed)
     seed_generators(seeds)  # loaders and process_docs see lmms-eval's seeded generators
     state = state or load_plugins(cfg.include_path)
@@ -283,6 +270,8 @@ def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
     loaded, task_docs = _load_tasks(tasks, cfg)
     model = load_model(state, cfg.model, cfg.model_args, [t for t, _ in task_docs])
     model_name = model.display_name or cfg.model
+    if cfg.output_path is not None:
+        check_output_folder(Path(cfg.output_path) / safe_name(model_name))
     context = replace(
         context,
         model_names=model_family_names(model, cfg.model),
@@ -316,17 +305,7 @@ def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
         rescore_in_order(tasks, scored, lambda t, r: rescore_sample(t, r, judge), seeds)
     frames = {t.name: effective_frame_spec(t, scored[t.name], cfg, model) for t in tasks}
     per_task = {name: [rec.to_json() for rec in recs] for name, recs in scored.items()}  # the samples' lines
-    results = assemble_results(cfg, model, model_name, tasks, groups, per_task, judge, world, loaded, frames)
-    mark_completeness(results, cfg.max_error_rate)
-    for t in tasks:
-        reason = unreturned_metrics(t, per_task[t.name])
-        if reason:
-            results["complete"] = False
-            results["incomplete_reasons"].append(reason)
-    timing = {"start_time": start_time, "end_time": time.time()}
-    n_original = {name: n for name, (n, _) in loaded.items()}
-    hashes = {name: task_hash(recs) for name, recs in per_task.items()}
-    add_lm_eval_keys(results, stderrs_of(tasks, per_task), n_original, timing, hashes)
+    results = _results(cfg, model, model_name, tasks, groups, per_task, judge, world, loaded, frames, start_time)
     out = write_outputs(cfg, model_name, results, per_task)
     out.stats = evaluator.stats
     out.records = per_task
@@ -350,105 +329,27 @@ def effective_frame_spec(task: Task, records: list[SampleRecord], cfg: RunConfig
     return (cfg.frames or task.config.frames).capped(per_clip_budget(model.capabilities, 1))
 
 
-def assemble_results(
-    cfg, model, model_name, tasks, groups, per_task, judge, world, loaded=None, frames=None
-) -> dict[str, Any]:
-    """The results dict (see harness/results/schemas/results.schema.json); `loaded`: task -> (rows the loader
-    gave, rows it dropped); `frames`: task -> its effective frame spec (`effective_frame_spec`)."""
-    loaded = loaded or {}
-    frames = frames or {}
-    task_results = {
-        t.name: aggregate_task(t, per_task[t.name], cfg.seed, *loaded.get(t.name, (None, None)))
-        for t in tasks
-    }
-    task_cfgs = {}
-    for t in tasks:
-        spec = cfg.frames or t.config.frames
-        eff = frames[t.name] if t.name in frames else effective_frame_spec(t, [], cfg, model)
-        task_cfgs[t.name] = {
-            "version": t.config.version,
-            "plugin": t.plugin,
-            "plugin_version": t.plugin_version,
-            "frame_spec": spec.canonical(),
-            "effective_frame_spec": eff.canonical(),
-            "frame_spec_digest": eff.digest(),
-            "frames_overridden": cfg.frames is not None,
-            "config": t.config.model_dump(mode="json"),
-        }
-        if t.release is not None:  # fetched from the hub: which commit, which files
-            task_cfgs[t.name]["data_source"] = t.release.to_json()
-    caps = model.capabilities
-    return {
-        "schema_version": RESULTS_SCHEMA_VERSION,
-        "harness_version": __version__,
-        "created": timestamp(),
-        "model": {
-            "name": model_name,
-            "identity": model.identity(),
-            "capabilities": {
-                "video": caps.video,
-                "multi_video": caps.multi_video,
-                "images": caps.images,
-                "max_frames": caps.max_frames,
-                "structured_outputs": sorted(caps.structured_outputs),
-            },
-        },
-        "config": {
-            "tasks": task_cfgs,
-            "requested": list(cfg.tasks),
-            "seed": cfg.seed,
-            "limit": cfg.limit,
-            "batch_size": cfg.batch_size,
-            "split": cfg.split,
-            "gen_kwargs": cfg.gen_kwargs,
-            "judge": judge.describe() if judge else None,
-            "package_versions": package_versions(),
-            "git_hash": git_hash(),
-            "world_size": world,
-            **lm_eval_config(
-                cfg.model, cfg.model_args, _cache_location(cfg), N_BOOTSTRAP, Seeds(random_seed=cfg.seed).to_config()
-            ),
-        },
-        "task_results": task_results,
-        "group_results": {g: _group_results(g, gc, groups, task_results) for g, gc in groups.items()},
-        "samples_files": {},
-    }
-
-
 def _cache_location(cfg: RunConfig) -> Optional[Path]:
     """The response cache folder the run used (lm-eval's `use_cache`), None with --no_cache."""
     return None if cfg.no_cache else (cfg.cache_dir or default_cache_dir())
 
 
-def _group_results(name: str, cfg: GroupConfig, groups: dict[str, GroupConfig], task_results: dict) -> dict:
-    """A group's aggregate metrics, plus the tables of its aggregate hook (paper tables across members)."""
-    base = Path(cfg.metadata.get("_base_dir", "."))
-    spec = [
-        (metric_key(m.metric, f), m.weight_by_size, None if m.aggregation == "mean" else
-         load_hook(m.aggregation, base, _group_field(name, f"aggregate_metric_list[{i}].aggregation")))
-        for i, m in enumerate(cfg.aggregate_metric_list)
-        for f in m.filter_list
-    ]
-    out = aggregate_group(name, _leaf_members(name, groups), task_results, cfg.aggregate, spec)
-    if cfg.hooks.aggregate:
-        hook = load_hook(cfg.hooks.aggregate, base, _group_field(name, "hooks.aggregate"))
-        try:
-            out["tables"] = hook({t: task_results[t] for t in out["tasks"]})
-        except Exception as exc:  # a plugin bug: the results file is still written, the run is incomplete
-            out["tables_error"] = f"aggregate hook raised {type(exc).__name__}: {exc}"
-            log.warning("group '%s': %s", name, out["tables_error"])
-    return out
-
-
-def _group_field(group: str, field_name: str) -> str:
-    return f"group '{group}' field '{field_name}'"
-
-
-def _leaf_members(group: str, groups: dict[str, GroupConfig]) -> list[str]:
-    out = []
-    for m in groups[group].task:
-        out.extend(_leaf_members(m, groups) if m in groups else [m])
-    return out
+def _results(cfg: RunConfig, model: Model, model_name: str, tasks: list[Task], groups: dict, per_task: dict,
+             judge: Any, world: int, loaded: dict, frames: dict, start_time: float) -> dict[str, Any]:
+    """The run's results, built by the scoring module from its records and settings."""
+    task_cfgs = {
+        t.name: task_run_config(t, cfg.frames or t.config.frames, frames[t.name], cfg.frames is not None)
+        for t in tasks
+    }
+    settings = run_settings(
+        task_cfgs, cfg.tasks, cfg.seed, cfg.model, cfg.model_args,
+        limit=cfg.limit, batch_size=cfg.batch_size, split=cfg.split, gen_kwargs=cfg.gen_kwargs,
+        judge=judge.describe() if judge else None, world_size=world, cache_dir=_cache_location(cfg),
+        seeds=Seeds(random_seed=cfg.seed).to_config(),
+    )
+    info = model_info(model_name, model.identity(), model.capabilities)
+    timing = {"start_time": start_time, "end_time": time.time()}
+    return run_results(info, settings, tasks, per_task, loaded, groups, cfg.max_error_rate, timing)
 
 
 def write_outputs(
@@ -465,7 +366,6 @@ def write_outputs(
             path = folder / f"samples_{safe_name(task_name)}_{stamp}.jsonl"
             write_samples(path, recs)
             out.samples_paths[task_name] = path
-            results["samples_files"][task_name] = path.name
     out.results_path = folder / f"results_{stamp}.json"
-    atomic_write_text(out.results_path, dumps_results(results))
+    write_results(out.results_path, with_samples_files(results, {t: p.name for t, p in out.samples_paths.items()}))
     return out

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import random
 import sys
-from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from typing import Any
 
 
 @dataclass(frozen=True)
@@ -42,39 +40,3 @@ def seed_generators(seeds: Seeds) -> None:
     torch = sys.modules.get("torch")
     if torch is not None and hasattr(torch, "manual_seed"):
         torch.manual_seed(seeds.torch_seed)
-
-
-def score_in_order(
-    instances: list, record: Callable[[Any], Any], rescore: Callable[[Any, Any], None], seeds: Seeds
-) -> list[tuple[int, Any]]:
-    """(index, record) of every instance, each task's scored in doc order right after `seed_generators`.
-
-    `instances` come task by task, docs in order; `record(inst)` builds (and scores) one SampleRecord,
-    memoised; a record `--strict` already scored on arrival (in arrival order) is scored again here, in order."""
-    out: list[tuple[int, Any]] = []
-    current = None
-    for inst in instances:
-        if inst.task is not current:
-            current = inst.task
-            seed_generators(seeds)
-        early = inst.rec is not None
-        rec = record(inst)
-        if early and rec.raw is not None and not rec.error:
-            rescore(inst.task, rec)
-        out.append((inst.index, rec))
-    return out
-
-
-def rescore_in_order(
-    tasks: list, per_task: dict[str, list], rescore: Callable[[Any, Any], None], seeds: Seeds
-) -> None:
-    """`rescore(task, record)` every task's records again in doc order after `seed_generators` (a multi-rank
-    run, whose ranks scored interleaved shards, and `--rescore`), each task's answers handed to its
-    `prepare_scoring` hook first, once; `rescore` keeps harness-side errors."""
-    for task in tasks:
-        seed_generators(seeds)
-        records = per_task.get(task.name, [])
-        answers = [r if isinstance(r, dict) else r.answer() for r in records]  # samples-file lines or SampleRecords
-        task.prepare_scoring([a for a in answers if a.get("raw") is not None])
-        for rec in records:
-            rescore(task, rec)

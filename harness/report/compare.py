@@ -46,6 +46,7 @@ class Delta:
     regression: bool = False
     improvement: bool = False
     lost: bool = False  # the base has a value, the new run none: never "ok"
+    why: str = ""  # why the new run has no value (NaN, not a number, missing metric or task)
 
 
 @dataclass
@@ -154,11 +155,14 @@ def compare_runs(
             out.notes.append(m.describe())
         else:
             out.mismatches.append(m)
+    unusable = {(t, m): what for t, m, what in new.get("_nonfinite") or ()}
     for task in shared:
         b_res, n_res = task_result(base, task), task_result(new, task)
         headline = b_res.get("headline")
         for metric in b_res["metrics"]:
             if metric not in n_res["metrics"]:
+                if (metric in gate) if gate else metric == headline:
+                    out.deltas.append(_missing(task, metric, b_res, thresholds, "the metric is missing in NEW"))
                 continue
             bm = b_res["metrics"][metric]
             hib = bool(bm.get("higher_is_better", True))
@@ -177,7 +181,10 @@ def compare_runs(
                 paired,
                 threshold_for(thresholds, task, metric),
             )
-            if d.base is not None and d.new is None:  # no value at all is worse than any drop
+            if (task, metric) in unusable:  # NaN or not a number in NEW: fails closed
+                d.new, d.delta, d.ci = None, None, None
+                d.why = f"NEW's value is {unusable[task, metric]}"
+            if d.new is None and (d.base is not None or d.why):  # no value at all is worse than any drop
                 d.lost = True
                 d.regression = gated
             elif delta is not None and ci is not None:
@@ -187,7 +194,20 @@ def compare_runs(
                 d.regression = gated and best_end < 0 and sign * delta <= -d.threshold
                 d.improvement = worst_end > 0
             out.deltas.append(d)
+    for task in out.only_base if not tasks else [t for t in out.only_base if t in set(tasks)]:
+        b_res = task_result(base, task)
+        for metric in b_res["metrics"]:
+            if (metric in gate) if gate else metric == b_res.get("headline"):
+                out.deltas.append(_missing(task, metric, b_res, thresholds, "the task is missing in NEW"))
     return out
+
+
+def _missing(task: str, metric: str, b_res: dict, thresholds: dict[str, float], why: str) -> Delta:
+    """A gated metric NEW lacks (the metric or the whole task): a regression, whatever the threshold."""
+    bm = b_res["metrics"][metric]
+    d = Delta(task, metric, True, bool(bm.get("higher_is_better", True)), bm.get("value"), None, None, None, 0,
+              False, threshold_for(thresholds, task, metric), regression=True, lost=True, why=why)
+    return d
 
 
 def _fmt(x: Optional[float]) -> str:
@@ -197,7 +217,8 @@ def _fmt(x: Optional[float]) -> str:
 def _verdict(d: Delta) -> str:
     """A row's verdict: REGRESSION (gated), worse, improved, ok, or why there is no delta."""
     if d.lost:
-        return "REGRESSION (no value)" if d.regression else "no value in new"
+        why = f": {d.why}" if d.why else ""
+        return f"REGRESSION (no value{why})" if d.regression else f"no value in new{why}"
     if d.base is None and d.new is not None:
         return "no value in base"
     if d.regression:

@@ -9,68 +9,64 @@ the tasks whose samples file exists next to the results file).
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Optional
 
-from harness.errors import ConfigError
-from harness.results.upgrade import upgrade_results
-from harness.results.writer import read_samples
+from harness.errors import EXIT_OK, EXIT_USAGE
+from harness.results.reading import ResultsFileError, read_results, read_samples, samples_file_of
 
 
-class ReportInputError(ConfigError):
-    """A results or samples file given to report, compare or leaderboard is missing or malformed."""
+class ReportInputError(ResultsFileError):
+    """A results or samples file given to report, compare or leaderboard is missing or malformed (exit 2)."""
 
 
 def expand_paths(paths: Iterable[str | Path]) -> list[Path]:
-    """Results files from files and folders (a folder contributes every results_*.json below it)."""
+    """Results files from files and folders (a folder contributes every results_*.json below it; one that is
+    not a regular file is listed, for the reader to refuse by name)."""
     out: list[Path] = []
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
-            found = sorted(q for q in p.rglob("results_*.json") if q.is_file())
+            found = sorted(q for q in p.rglob("results_*.json") if not q.is_dir())
             if not found:
                 raise ReportInputError(f"{p}: folder holds no results_*.json file (give a results file)")
             out.extend(found)
-        elif p.is_file():
+        elif p.exists() or p.is_symlink():
             out.append(p)
         else:
             raise ReportInputError(f"{p}: no such results file or folder")
     return out
 
 
-def _read_json(path: Path) -> dict[str, Any]:
-    """A results file in the current schema (older versions upgraded: harness.results.upgrade)."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ReportInputError(
-            f"{path}: not valid JSON ({exc}); give a harness results_*.json file"
-        ) from None
-    except OSError as exc:
-        raise ReportInputError(f"{path}: cannot read ({exc})") from None
-    if not isinstance(data, dict) or not isinstance(data.get("results"), dict) or "model" not in data:
-        raise ReportInputError(
-            f"{path}: not a harness results file (needs 'model' and 'results'; see docs/results.md)"
-        )
-    return upgrade_results(data, str(path))
-
-
-def load_run(path: str | Path, with_samples: bool = True) -> dict[str, Any]:
-    """One results file as a run dict, with its samples files when they lie next to it."""
-    path = Path(path)
-    run = _read_json(path)
-    run["_source"] = str(path)
-    run["_sources"] = [str(path)]
-    run["_label"] = str(run["model"].get("name", path.parent.name))
+def load_run(path: str | Path, with_samples: bool = True, nonfinite_metrics: str = "refuse") -> dict[str, Any]:
+    """One results file as a run dict (read and validated: harness.results.reading), with its samples
+    files when they lie next to it. `nonfinite_metrics="note"`: NaN metric values read as null, listed under
+    `_nonfinite` as (task, metric) pairs (compare's NEW run)."""
+    read = read_results(path, nonfinite_metrics)
+    run = read.data
+    run["_source"] = str(read.path)
+    run["_sources"] = [str(read.path)]
+    run["_label"] = read.model.model.name
+    run["_nonfinite"] = sorted(read.nonfinite)
     samples: dict[str, list[dict]] = {}
     if with_samples:
-        for task, name in sorted((run.get("samples_files") or {}).items()):
-            sp = path.parent / name
-            if sp.is_file():
+        for task in sorted(read.model.samples_files):
+            sp = samples_file_of(read, task)
+            if sp.exists():
                 samples[task] = read_samples(sp)
     run["_samples"] = samples
     return run
+
+
+def skipped_files(failures: Sequence[str]) -> int:
+    """Name on stderr each results file a command skipped; its exit code (2 when any was skipped, else 0)."""
+    for line in failures:
+        print(f"error: {line}", file=sys.stderr)
+    if failures:
+        print(f"error: {len(failures)} results file(s) skipped; the output covers the others", file=sys.stderr)
+    return EXIT_USAGE if failures else EXIT_OK
 
 
 def _settings(run: dict[str, Any]) -> dict[str, str]:
@@ -159,13 +155,27 @@ def merge_runs(runs: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     return [same[0] if len(same) == 1 else _merge(same) for same in _by_label(runs).values()]
 
 
-def load_runs(paths: Iterable[str | Path], with_samples: bool = True) -> list[dict[str, Any]]:
+def load_runs(
+    paths: Iterable[str | Path], with_samples: bool = True, failures: Optional[list[str]] = None
+) -> list[dict[str, Any]]:
     """Every results file under `paths`, loaded, with short unique row labels; runs of one model and
-    settings over different tasks (e.g. one run per benchmark) are merged into one row."""
+    settings over different tasks (e.g. one run per benchmark) are merged into one row.
+
+    `failures`: a file that cannot be read is added to it (its one-line message) and the others go on;
+    without it the first such file raises. No file readable at all raises either way."""
     files = expand_paths(paths)
     if not files:
         raise ReportInputError("no results files given")
-    runs = [load_run(p, with_samples) for p in files]
+    runs = []
+    for p in files:
+        try:
+            runs.append(load_run(p, with_samples))
+        except ResultsFileError as exc:
+            if failures is None or len(files) == 1:
+                raise
+            failures.append(str(exc))
+    if not runs:
+        raise ReportInputError(f"none of the {len(files)} results files could be read:\n  " + "\n  ".join(failures or []))
     unique_labels(runs)
     return merge_runs(runs)
 

@@ -13,8 +13,9 @@ from typing import Any
 
 from harness.errors import ConfigError
 from harness.results.lm_eval_keys import FILTER, SEED_KEYS, TIMING_KEYS, add_lm_eval_keys, lm_eval_config
-from harness.results.writer import RESULTS_SCHEMA_VERSION
 from harness.scoring.task_results import N_BOOTSTRAP
+
+RESULTS_SCHEMA_VERSION = 2  # 2: lm-eval's `results`/`groups`; the harness's own under task_results/group_results
 
 
 class ResultsVersionError(ConfigError):

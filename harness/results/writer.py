@@ -1,6 +1,7 @@
 """Write results: `OUT/<model>/results_<timestamp>.json` and `samples_<task>_<timestamp>.jsonl`, atomically.
 
-The results file validates against harness/results/schemas/results.schema.json. Everything in it is deterministic
+The results file is validated by harness.results.models.Results before it is written (its JSON schema,
+harness/results/schemas/results.schema.json, is generated from that model). Everything in it is deterministic
 for a given command except `created`, the wall times (harness.results.lm_eval_keys.TIMING_KEYS) and the timestamp
 in file names.
 """
@@ -11,16 +12,25 @@ import datetime as _dt
 import json
 import re
 import subprocess
-from collections.abc import Iterator, Sequence
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
+
+from pydantic import ValidationError
 
 from harness.errors import ConfigError, OutputError
 from harness.files import write_atomic
+from harness.results.models import Results
+from harness.results.reading import (
+    ResultsFileError,
+    SamplesFileError,
+    iter_samples,
+    read_samples,
+    validation_message,
+)
+from harness.results.upgrade import RESULTS_SCHEMA_VERSION
 
 SCHEMA_PATH = Path(__file__).parent / "schemas" / "results.schema.json"
-RESULTS_SCHEMA_VERSION = 2  # 2: lm-eval's `results`/`groups`; the harness's own under task_results/group_results
 _TRACKED_PACKAGES = (
     "video-harness",
     "numpy",
@@ -67,6 +77,19 @@ def git_hash() -> str | None:
     return out.stdout.strip() or None
 
 
+def check_output_folder(path: Optional[Path], option: str = "--output_path") -> None:
+    """ConfigError (exit 2) when `path` cannot be a folder to write into: it, or the nearest part of it that
+    exists, is a file. Called before any model call, so a run never pays for answers it cannot write."""
+    if path is None:
+        return
+    probe = Path(path)
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    if probe.exists() and not probe.is_dir():
+        what = "is a file" if probe == Path(path) else f"lies below {probe}, which is a file"
+        raise ConfigError(f"{option} {path}: {what}, not a folder; give a folder to write results into")
+
+
 def atomic_write_text(path: Path, text: str) -> None:
     """Write via a temp file, synced, and rename (harness.files): a crash never leaves a half-written file.
 
@@ -80,6 +103,13 @@ def atomic_write_text(path: Path, text: str) -> None:
 
 def dumps_results(results: dict[str, Any]) -> str:
     return json.dumps(results, indent=2, sort_keys=True, default=str) + "\n"
+
+
+def write_results(path: Path, results: dict[str, Any]) -> None:
+    """Write a results file atomically, after validating it (`validate_results`): nothing the readers would
+    refuse is ever written."""
+    validate_results(results)
+    atomic_write_text(path, dumps_results(results))
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -97,47 +127,31 @@ def write_samples(path: Path, records: list[dict[str, Any]]) -> None:
     atomic_write_text(path, "\n".join(lines) + ("\n" if lines else ""))
 
 
-_DAMAGED = "the file is damaged or not a harness samples file (rerun with --log_samples to write it again)"
-
-
-class SamplesFileError(ConfigError, ValueError):
-    """A samples file line that is not a sample record; the message names the file and line (exit 2).
-
-    Also a ValueError: builders reading samples files report it as one line, like their other input errors."""
-
-
-def iter_samples(path: Path, required: Sequence[str] = ()) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, record) for every non-empty line of a samples file, in order: the one samples reader
-    (`--rescore`, reports, builders). A line that is not UTF-8, not JSON, not an object or lacks one of the
-    `required` keys is a SamplesFileError naming the file and the line."""
-    with open(path, "rb") as f:
-        for lineno, raw in enumerate(f, 1):
-            if not raw.strip():
-                continue
-            try:
-                rec = json.loads(raw.decode("utf-8"))
-            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-                raise SamplesFileError(f"{path}:{lineno}: not a JSON line ({exc}); {_DAMAGED}") from None
-            if not isinstance(rec, dict):
-                what = type(rec).__name__
-                raise SamplesFileError(f"{path}:{lineno}: a JSON {what}, not a sample record; {_DAMAGED}")
-            missing = [k for k in required if k not in rec]
-            if missing:
-                raise SamplesFileError(f"{path}:{lineno}: the record has no {', '.join(missing)}; {_DAMAGED}")
-            yield lineno, rec
-
-
-def read_samples(path: Path, required: Sequence[str] = ()) -> list[dict[str, Any]]:
-    """Every record of a samples file (see `iter_samples` for the errors)."""
-    return [rec for _, rec in iter_samples(path, required)]
-
-
 def load_schema() -> dict[str, Any]:
+    """The results file's JSON schema as stored (generated from harness.results.models.Results)."""
     return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
 
 
 def validate_results(results: dict[str, Any]) -> None:
-    """Raise jsonschema.ValidationError when `results` does not match the schema."""
-    import jsonschema
+    """Raise ResultsFileError (one line: the field and what was expected) when `results` does not fit the
+    results model (harness.results.models.Results): every results file is checked before it is written."""
+    try:
+        Results.model_validate(results)
+    except ValidationError as exc:
+        raise ResultsFileError(
+            validation_message("results to write", exc) + " (a harness or plugin bug: please report it; the "
+            "model's answers are in the response cache, so a rerun after the fix makes no model call)"
+        ) from None
 
-    jsonschema.validate(results, load_schema())
+
+__all__ = [
+    "RESULTS_SCHEMA_VERSION",
+    "SamplesFileError",
+    "atomic_write_text",
+    "dumps_results",
+    "iter_samples",
+    "read_samples",
+    "validate_results",
+    "write_results",
+    "write_samples",
+]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import math
 from collections import Counter, defaultdict
+from collections.abc import Mapping
 from typing import Any, Optional
 
 from harness.data.task import Task
@@ -44,19 +45,25 @@ def _breakdown_label(key) -> tuple[str, list[str]]:
     return "x".join(fields), fields
 
 
-def accounting(records: list[dict], dropped: list[dict] = (), n_rows: Optional[int] = None) -> dict[str, Any]:
+def accounting(
+    records: list[dict],
+    dropped: list[dict] = (),
+    n_rows: Optional[int] = None,
+    drop_counts: Optional[Mapping[str, int]] = None,
+) -> dict[str, Any]:
     """Where every row of the split went: scored (valid or invalid), an error (by kind and reason), dropped
     by the loader (by reason), or not selected (`--limit`); `coverage` = scored / rows.
 
     `n_rows` is the number of rows the loader gave (before `--limit`, dropped rows not included); it
-    defaults to the records given.
+    defaults to the records given. `drop_counts`: dropped rows per reason when `dropped` holds only examples
+    (a rescore carries the counts and examples its results file recorded).
     """
     errors = Counter(r["error"]["kind"] for r in records if r.get("error"))
     by_reason: dict[str, Counter] = defaultdict(Counter)
     for r in records:
         if r.get("error"):
             by_reason[r["error"]["kind"]][str(r["error"].get("reason") or "other")] += 1
-    drops = Counter(str(d.get("reason") or "other") for d in dropped)
+    drops = Counter(drop_counts) if drop_counts is not None else Counter(str(d.get("reason") or "other") for d in dropped)
     loaded = len(records) if n_rows is None else int(n_rows)
     rows = loaded + sum(drops.values())
     scored = sum(1 for r in records if not r.get("error"))
@@ -87,13 +94,14 @@ def aggregate_task(
     seed: int = 0,
     n_rows: Optional[int] = None,
     dropped: Optional[list[dict]] = None,
+    drop_counts: Optional[Mapping[str, int]] = None,
 ) -> dict[str, Any]:
-    """results.json's entry for one task (`n_rows`, `dropped`: what the loader gave, see `accounting`;
-    `dropped` defaults to the task's last `load_docs`)."""
+    """results.json's entry for one task (`n_rows`, `dropped`, `drop_counts`: what the loader gave, see
+    `accounting`; `dropped` defaults to the task's last `load_docs`)."""
     cfg = task.config
     out: dict[str, Any] = {
         "version": cfg.version,
-        **accounting(records, task.dropped if dropped is None else dropped, n_rows),
+        **accounting(records, task.dropped if dropped is None else dropped, n_rows, drop_counts),
         "headline": cfg.headline(),
         "metrics": {},
         "breakdowns": {},
