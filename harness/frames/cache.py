@@ -27,9 +27,9 @@ from typing import Optional
 import numpy as np
 
 from harness.cache.locking import exclusive_lock
-from harness.data.media import VideoRef
 from harness.files import atomic_path
 from harness.frames.clip import DecodedClip
+from harness.frames.ref import ClipRef
 from harness.frames.spec import FrameSpec
 
 log = logging.getLogger(__name__)
@@ -45,7 +45,7 @@ _RESCAN_S = 5.0
 _STALE_TMP_S = 3600.0
 
 
-def frame_cache_key(media_id: str, ref: VideoRef, spec: FrameSpec, decoder_version: str) -> str:
+def frame_cache_key(media_id: str, ref: ClipRef, spec: FrameSpec, decoder_version: str) -> str:
     """Key of a decoded clip: media content identity + clip segments + frame spec + decoder version.
 
     The path and label of `ref` are left out on purpose: a moved or relabelled file keeps its entries.

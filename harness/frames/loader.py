@@ -18,7 +18,6 @@ from typing import Optional
 
 import numpy as np
 
-from harness.data.media import VideoRef
 from harness.frames.cache import FrameCache, frame_cache_key
 from harness.frames.clip import DecodedClip
 from harness.frames.content_hash import media_identity
@@ -27,6 +26,7 @@ from harness.frames.errors import MediaError
 from harness.frames.folder import decode_folder, folder_decoder_version, index_folder, is_frame_folder
 from harness.frames.probe import VideoIndex, check_file, index_video
 from harness.frames.pyav_decoder import decode_pyav
+from harness.frames.ref import ClipRef
 from harness.frames.sampler import sample_indices
 from harness.frames.scaling import target_size
 from harness.frames.spec import FrameSpec
@@ -131,7 +131,7 @@ def decode_frames(
     return _decode("pyav", path, index, wanted, size, threads), versions["pyav"]
 
 
-def clip_key(ref: VideoRef, spec: FrameSpec) -> str:
+def clip_key(ref: ClipRef, spec: FrameSpec) -> str:
     """The identity of the clip `spec` picks from `ref`: its frame-cache key (content identity, segments,
     spec, decoder versions), used on disk and for sharing decoded clips within a run. Raises MediaError
     for a video that cannot be read."""
@@ -143,7 +143,7 @@ def clip_key(ref: VideoRef, spec: FrameSpec) -> str:
 
 
 def load_clip(
-    ref: VideoRef, spec: FrameSpec, cache: Optional[FrameCache] = None, admit: Optional[Admit] = None
+    ref: ClipRef, spec: FrameSpec, cache: Optional[FrameCache] = None, admit: Optional[Admit] = None
 ) -> DecodedClip:
     """Decode the frames `spec` picks from `ref` (a file or a virtual clip), using `cache` when given.
 
@@ -161,7 +161,7 @@ def load_clip(
 
 
 def _load_clip(
-    ref: VideoRef, spec: FrameSpec, cache: Optional[FrameCache], admit: Optional[Admit]
+    ref: ClipRef, spec: FrameSpec, cache: Optional[FrameCache], admit: Optional[Admit]
 ) -> DecodedClip:
     path = ref.path
     folder = is_frame_folder(path)  # a directory of frame images is a video (harness/frames/folder.py)
