@@ -51,6 +51,7 @@ from harness.data.task import MediaPathError, Task, safe_media_path
 from harness.errors import (
     ConfigError,
     DataError,
+    GenerationTimeout,
     HarnessError,
     HookContractError,
     ModelArgsError,
@@ -102,6 +103,7 @@ __all__ = [
     "FrameSpec",
     "GroupAggregate",
     "GroupConfig",
+    "GenerationTimeout",
     "HarnessError",
     "HookContractError",
     "ImagePart",

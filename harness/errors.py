@@ -96,6 +96,13 @@ class StrictModeError(HarnessError):
     exit_code = EXIT_STRICT
 
 
+class GenerationTimeout(Exception):
+    """A model call an adapter cut off at its deadline (a served model's `request_deadline`): recorded as a
+    per-sample error of kind `timeout`, not `generation` (docs/results.md). Adapters raise or return a subclass."""
+
+    reason = "timeout"
+
+
 _OS_HINTS = {
     errno.ENOSPC: "free space on that disk or choose another folder",
     errno.EDQUOT: "free space (disk quota exceeded) or choose another folder",

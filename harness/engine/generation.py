@@ -36,7 +36,7 @@ from harness.contract.model import Model, Result
 from harness.engine.frame_feed import FrameFeed
 from harness.engine.interrupts import protected
 from harness.engine.sample import Instance, sample_error
-from harness.errors import HarnessError, StrictModeError
+from harness.errors import GenerationTimeout, HarnessError, StrictModeError
 
 _DONE = object()  # a generate call finished
 _POLL_S = 0.1  # how often to look for answers another run is making
@@ -268,7 +268,8 @@ class GenerationPipeline:
                 self.stop = StrictModeError(
                     f"generation failed for task '{inst.task.name}' doc '{inst.doc['doc_id']}': {result}"
                 )
-            inst.error = sample_error("generation", result)
+            kind = "timeout" if isinstance(result, GenerationTimeout) else "generation"
+            inst.error = sample_error(kind, result)
             if self.generation.responses is not None:
                 self.generation.responses.release([inst.key])  # another run sharing the cache may try it
         self._finish(inst)

@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from harness.api import ModelArgsError
+from harness.api import GenerationTimeout, ModelArgsError
 from harness_models.openai_api.replies import UnusableReply, check_reply
 
 log = logging.getLogger("harness.models.openai")
@@ -55,8 +55,9 @@ class UnusableReplyError(ServerError):
         self.reason = reason
 
 
-class RequestTimeout(ServerError):
-    """A request ran past its total deadline (`request_deadline`, retries and waits included): cut off, not retried."""
+class RequestTimeout(ServerError, GenerationTimeout):
+    """A request ran past its total deadline (`request_deadline`, retries and waits included): cut off, not
+    retried; a per-sample error of kind `timeout`."""
 
     reason = "timeout"
 
