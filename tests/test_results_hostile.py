@@ -239,8 +239,10 @@ def test_compare_a_headline_or_task_missing_in_new_is_a_regression(tmp_path, cap
     data = good_results()
     del data["task_results"][TASK]
     new = write_run(tmp_path / "new2", data)
-    assert main(["compare", str(base), str(new)]) == EXIT_REGRESSION
+    assert main(["compare", str(base), str(new), "--tasks", TASK]) == EXIT_REGRESSION  # a task the gate names
     assert "the task is missing in NEW" in capsys.readouterr().out
+    assert main(["compare", str(base), str(new)]) == 0  # by default: the tasks both ran (README, step 5)
+    assert f"only in base: {TASK}" in capsys.readouterr().out
 
 
 # -- the smaller breaks of issue 37 -----------------------------------------------------------------------

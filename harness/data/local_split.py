@@ -41,7 +41,7 @@ def read_local_split(root: Path, split: str, task: str, names: Optional[list[str
                 p = Path(resolve_media_path(root, name, f"task '{task}'", kind="split file"))
             except MediaPathError as exc:
                 raise DataError(str(exc)) from None
-            if p.suffix == ".jsonl":
+            if Path(name).suffix == ".jsonl":  # the name says the format (a hub cache links it to a bare blob)
                 return read_jsonl_rows(p, f"task '{task}'")
             try:
                 data = json.loads(p.read_text(encoding="utf-8"))

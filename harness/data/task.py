@@ -259,18 +259,18 @@ class Task:
             hint = ds.build_hint or "point --data at a dataset folder"
             raise DataError(f"task '{self.name}': dataset folder {root} does not exist; {hint}")
         media: tuple[Path, ...] = ()
+        if root is None and not ds.source:  # a loader hook too would get no folder to read (root=None)
+            hint = f"; {ds.build_hint}" if ds.build_hint else ""
+            raise DataError(
+                f"task '{self.name}': no dataset given: pass --data DIR (a local dataset root){hint}"
+            )
         loader = self.hook("loader")
         if loader is not None:
             docs = list(loader(root, split, dict(ds.options)))
         elif root is not None:
             docs, media = self._read_root(root, split)
-        elif ds.source:
-            docs, media = self._load_datasets(None, split)
         else:
-            hint = f"; {ds.build_hint}" if ds.build_hint else ""
-            raise DataError(
-                f"task '{self.name}': no dataset given: pass --data DIR (a local dataset root){hint}"
-            )
+            docs, media = self._load_datasets(None, split)
         out, dropped = self._checked_rows(docs, split)
         return LoadedSplit(out, dropped, root, release, media)
 

@@ -194,7 +194,9 @@ def compare_runs(
                 d.regression = gated and best_end < 0 and sign * delta <= -d.threshold
                 d.improvement = worst_end > 0
             out.deltas.append(d)
-    for task in out.only_base if not tasks else [t for t in out.only_base if t in set(tasks)]:
+    # a task NEW did not run at all fails the gate only when --tasks names it; by default compare gates the
+    # tasks both runs ran (a run of a subset is compared on that subset) and lists the rest as "only in base"
+    for task in [t for t in out.only_base if t in set(tasks or ())]:
         b_res = task_result(base, task)
         for metric in b_res["metrics"]:
             if (metric in gate) if gate else metric == b_res.get("headline"):
