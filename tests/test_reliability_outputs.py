@@ -5,15 +5,17 @@ from __future__ import annotations
 
 import json
 import math
-from types import SimpleNamespace
+from pathlib import Path
 
 import numpy as np
 import pytest
 from test_reliability_parsers import task_docs  # noqa: F401 - the shared fixture: docs of every built-in task
 
 from harness.config.run import RunConfig
+from harness.config.schema import parse_task_config
 from harness.contract.messages import Capabilities, Response
 from harness.contract.model import Model
+from harness.data.task import Task
 from harness.engine.runner import run
 from harness.plugins.loading import load_plugins
 from harness.plugins.registry import Entry
@@ -151,27 +153,12 @@ def test_fuzzed_outputs_are_answers_never_errors(task_docs):  # noqa: F811 - the
     assert n_cases >= 300  # docs/reliability.md gives the count (305)
 
 
-class _T:
-    """A stand-in task whose parse/score behaviour the test chooses (no corpus-level metrics)."""
-
-    name = "t"
-    config = SimpleNamespace(metrics=[], hooks=SimpleNamespace())
+class _T(Task):
+    """A real task without hooks (the default parser, filters none) whose score the test chooses."""
 
     def __init__(self, score):
-        self._score = score
-
-    def hook(self, name):
-        return None
-
-    def hook_failure(self, name, exc):
-        from harness.data.task import Task
-
-        return Task.hook_failure(self, name, exc)  # "the default score raised ..."
-
-    def parse(self, response, doc, judge=None):
-        from harness.data.task import default_parse
-
-        return default_parse(response, doc)
+        self._score = score  # set before Task.__init__: a built task is immutable
+        super().__init__(parse_task_config({"task": "t", "version": 1}, "t.yaml"), Path(__file__).parent)
 
     def score(self, parsed, target, doc):
         return self._score(parsed)
@@ -186,7 +173,8 @@ def test_a_scorer_that_cannot_use_the_answer_scores_it_invalid():
     rec = {"raw": "x", "doc": {}, "target": 1, "error": None}
     score_record(_T(score), rec)
     assert rec["error"] is None and rec["scores"] == {"acc": 0.0}
-    assert rec["parsed"]["valid"] is False and "broadcast" in rec["parsed"]["unusable"]
+    assert rec["parsed"]["valid"] is False
+    assert rec["parsed"]["unusable"] == "the default score raised ValueError: operands could not be broadcast"
 
 
 def test_an_infinite_score_is_an_invalid_answer_and_a_scorer_that_always_fails_is_a_score_error():
@@ -196,3 +184,4 @@ def test_an_infinite_score_is_an_invalid_answer_and_a_scorer_that_always_fails_i
     rec = {"raw": "x", "doc": {}, "target": 1, "error": None}
     score_record(_T(lambda p: 1 / 0), rec)
     assert rec["error"]["kind"] == "score" and rec["error"]["reason"] == "ZeroDivisionError"
+    assert rec["error"]["message"].startswith("the default score raised ZeroDivisionError: division by zero")

@@ -11,6 +11,7 @@ import os
 import time
 from pathlib import Path
 
+import jsonschema
 import pytest
 from hostile_results import (
     NONFINITE_CASES,
@@ -49,6 +50,29 @@ def _one_line_error(capsys, *names: str) -> str:
 def test_the_schema_file_is_generated_from_the_models():
     # `python -m harness.results.models > harness/results/schemas/results.schema.json` after a model change
     assert json.loads(SCHEMA_PATH.read_text(encoding="utf-8")) == results_json_schema()
+
+
+#: lm-eval's entry keys under filter pipelines (a group's entry too): `<metric>,<filter>` for any filter name
+FILTER_KEYS = {"accuracy,strict": 0.5, "accuracy_stderr,strict": "N/A", "exact_match,flexible-extract": None,
+               "exact_match_stderr,flexible-extract": 0.01}
+#: what is still no lm-eval key or value: a metric without its filter, two commas, no metric, a string value
+NOT_LM_EVAL = [("accuracy", 0.5), ("accuracy,a,b", 0.5), (",none", 0.5), ("accuracy,", 0.5),
+               ("accuracy,strict", "high"), ("accuracy_stderr,strict", "n/a"), ("accuracy,strict", "N/A")]
+
+
+def test_lm_eval_entries_take_every_filter_pipeline_and_nothing_else():
+    schema = jsonschema.Draft202012Validator(results_json_schema())
+    data = good_results()
+    data["results"][TASK].update(FILTER_KEYS)
+    data["results"]["a_group"] = data["groups"]["a_group"] = {"name": "a_group", "alias": "a_group", **FILTER_KEYS}
+    validate_results(data)
+    assert not list(schema.iter_errors(data))
+    for key, value in NOT_LM_EVAL:
+        bad = good_results()
+        bad["results"][TASK][key] = value
+        with pytest.raises(ResultsFileError, match=f"field 'results.{TASK}': key '{key}'"):
+            validate_results(bad)
+        assert list(schema.iter_errors(bad)), key
 
 
 def test_a_good_run_reads_and_a_bom_is_allowed(tmp_path):

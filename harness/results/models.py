@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Annotated, Any, Literal, Optional, Union
 
 from pydantic import AfterValidator, AllowInfNan, BaseModel, ConfigDict, Field, Strict, model_validator
@@ -218,16 +219,24 @@ class RunSettings(BaseModel):
     fewshot_seed: Optional[Seed] = Field(None, description="lm-eval's few-shot sampler seed (null: unused)")
 
 
+#: lm-eval's metric key in a task's or group's entry: `<metric>,<filter>` (`none` without a filter_list;
+#: harness.config.filter_list: a pipeline name has no comma); `<metric>_stderr,<filter>` is its stderr
+_METRIC_KEY = re.compile(r"[^,]+,[^,]+")
+_STDERR_KEY = re.compile(r"[^,]+_stderr,[^,]+")
+_STDERR_VALUE = {"anyOf": [{"type": ["number", "null"]}, {"const": "N/A"}]}
+
+
 class LmEvalEntry(BaseModel):
-    """lm-eval's entry of a task or group: name, alias, sample_len and per metric `"<metric>,none"` and
-    `"<metric>_stderr,none"`, nothing else (so lm-eval's make_table prints one row per metric)."""
+    """lm-eval's entry of a task or group (a group is listed under `results` too): name, alias, sample_len and
+    per metric and filter `"<metric>,<filter>"` (`"<metric>,none"` without a filter_list) and
+    `"<metric>_stderr,<filter>"`, nothing else (so lm-eval's make_table prints one row per metric and filter)."""
 
     model_config = ConfigDict(
         extra="allow",
         json_schema_extra={
             "patternProperties": {
-                "^[^,]+_stderr,none$": {"type": ["number", "string", "null"]},
-                "^(?!.*_stderr,none$)[^,]+,none$": {"type": ["number", "null"]},
+                f"^{_STDERR_KEY.pattern}$": _STDERR_VALUE,
+                f"^(?!{_STDERR_KEY.pattern}$){_METRIC_KEY.pattern}$": {"type": ["number", "null"]},
             },
             "additionalProperties": False,
         },
@@ -239,9 +248,12 @@ class LmEvalEntry(BaseModel):
     @model_validator(mode="after")
     def _metric_keys(self) -> LmEvalEntry:
         for key, value in (self.model_extra or {}).items():
-            if not key.endswith(",none"):
-                raise ValueError(f"key {key!r}: expected only '<metric>,none' and '<metric>_stderr,none' keys")
-            stderr_na = key.endswith("_stderr,none") and value == "N/A"
+            if not _METRIC_KEY.fullmatch(key):
+                raise ValueError(
+                    f"key {key!r}: expected only '<metric>,<filter>' and '<metric>_stderr,<filter>' keys "
+                    "(filter 'none' without a filter_list)"
+                )
+            stderr_na = _STDERR_KEY.fullmatch(key) is not None and value == "N/A"
             if not stderr_na and not _is_number_or_null(value):
                 raise ValueError(f"key {key!r}: expected a finite number or null, got {_short(value)}")
         return self
@@ -283,7 +295,7 @@ class Results(BaseModel):
     upgraded_from_schema: Optional[Int] = Field(None, description="schema version read from (in memory only)")
     rescored_from: Optional[list[Str]] = Field(None, description="the samples files a --rescore read")
     imported_from: Optional[dict[str, Any]] = Field(None, description="`import`: source file, sha256, commit")
-    results: dict[Name, LmEvalEntry] = Field(description="lm-eval's per-task metrics")
+    results: dict[Name, LmEvalEntry] = Field(description="lm-eval's per-task metrics, its groups' too")
     groups: dict[Name, LmEvalEntry] = Field(default_factory=dict, description="lm-eval's per-group metrics")
     configs: dict[Name, dict[str, Any]] = Field(default_factory=dict, description="lm-eval: task configs")
     versions: dict[Name, Union[Number, Str, None]] = Field(default_factory=dict, description="lm-eval")
@@ -373,6 +385,9 @@ class ParsedAnswer(BaseModel):
     valid: Optional[Bool] = Field(None, description="whether the task could read an answer (invalid: wrong)")
     note: Optional[Str] = Field(None, description="why it is invalid")
     unusable: Optional[Str] = Field(None, description="why the task's scorer could not use the answer")
+    extra: Optional[dict[str, Any]] = Field(
+        None, description="the parser's extra fields; `filtered`: per filter_list pipeline, its filtered answer"
+    )
 
 
 class Sample(BaseModel):
@@ -389,7 +404,9 @@ class Sample(BaseModel):
     raw: Any = Field(None, description="the model's raw output")
     structured: Any = Field(None, description="structured output, when the request asked for one")
     parsed: Optional[ParsedAnswer] = Field(None, description="the parsed answer: answer, valid, note")
-    scores: Optional[dict[Name, Any]] = Field(None, description="metric -> the sample's score")
+    scores: Optional[dict[Name, Any]] = Field(
+        None, description="metric -> the sample's score (`metric,pipeline` under a filter_list)"
+    )
     error: Optional[SampleError] = Field(None, description="kind, reason, message when it failed")
 
 
