@@ -145,20 +145,33 @@ def bench_served(fast: bool) -> dict:
     }
 
 
-def _decode_alone(cfg, state) -> tuple[float, int]:
-    """Seconds to decode every request of the run once, in this thread (no caches), and their count."""
+def _decode_alone(cfg, state) -> tuple[float, list]:
+    """Seconds to decode every request of the run once, in this thread (no caches), and the decoded requests.
+
+    The task is built as a run builds it (its data root and run context at construction, then holding its
+    loaded split); a sample that fails to decode stops the bench naming it, since timing errors is no figure."""
+    from harness.data.run_context import RunContext
     from harness.engine.evaluator import Evaluator, Instance
     from harness.engine.runner import build_task, load_model
 
-    task = build_task(state, cfg.tasks[0])
-    model = load_model(state, cfg.model, cfg.model_args)
+    task = build_task(state, cfg.tasks[0], cfg.data, cfg.cache_dir, RunContext(progress=cfg.progress))
+    split = task.load_split(cfg.data, cfg.split)
+    task = task.with_split(split)
+    model = load_model(state, cfg.model, cfg.model_args, [task])
     ev = Evaluator(cfg, model, [task])
-    instances = [Instance(i, task, d) for i, d in enumerate(task.load_docs(cfg.data, cfg.split))]
+    instances = [Instance(i, task, d) for i, d in enumerate(split.docs)]
     for inst in instances:
         ev.prepare(inst)
     start = time.perf_counter()
     decoded = [ev.decode(inst) for inst in instances]
-    return time.perf_counter() - start, decoded
+    seconds = time.perf_counter() - start
+    failed = [inst for inst, request in zip(instances, decoded, strict=True) if request is None]
+    if failed:
+        raise RuntimeError(
+            f"bench_pipeline: {len(failed)} of {len(instances)} samples of {task.name} did not "
+            f"decode (first: doc {failed[0].doc['doc_id']}: {failed[0].error}); fix the bench set-up"
+        )
+    return seconds, decoded
 
 
 def _overlap(name: str, factory, generate_alone, fast: bool, size, frames: int, bs: int) -> dict:

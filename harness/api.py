@@ -65,7 +65,7 @@ from harness.files import atomic_path, write_atomic
 from harness.frames.content_hash import media_identity
 from harness.frames.spec import FrameSpec
 from harness.hookspecs import hookimpl
-from harness.plugins.loading import ENV_VAR, load_plugins
+from harness.plugins.loading import ENV_VAR, installed_plugins, load_plugins
 from harness.plugins.registry import Registry, resolve_reference
 from harness.results.reading import (
     ResultsFileError,
@@ -77,16 +77,19 @@ from harness.results.reading import (
 )
 
 
-@functools.cache
-def _loaded(include_paths: tuple[str, ...], plugins_env: str | None) -> Registry:
+@functools.lru_cache(maxsize=8)
+def _loaded(include_paths: tuple[str, ...], plugins_env: str | None, installed: tuple) -> Registry:
+    """The registry for one key; the arguments are the key only (load_plugins reads the same state itself)."""
     return load_plugins(include_paths).registry
 
 
 def registry(include_paths: tuple = ()) -> Registry:
     """The registry filled by every installed plugin: how builders and plugins reach registered models,
     builder parts, metrics or judges by name (`registry().get("model", name).load()`). Loaded once per process
-    (per set of include paths and HARNESS_PLUGINS value), not on every call."""
-    return _loaded(tuple(str(p) for p in include_paths), os.environ.get(ENV_VAR))
+    for what determines it (the include paths, HARNESS_PLUGINS, the plugins installed now:
+    `harness.plugins.loading.installed_plugins`), so a plugin installed or removed later is never missed."""
+    key = (tuple(str(p) for p in include_paths), os.environ.get(ENV_VAR), installed_plugins())
+    return _loaded(*key)
 
 
 __all__ = [

@@ -12,7 +12,7 @@ from pathlib import Path
 import yaml
 
 from conftest import PLUGIN_PKG
-from harness_builders.cyclist.plugin import CyclistBuilder
+from harness_builders.cyclist.commands import CyclistBuilder
 
 COLORS_TASKS = PLUGIN_PKG / "harness_colors" / "tasks"
 #: results keys that differ between two runs of the same command (when they ran, how long)

@@ -13,7 +13,6 @@ import pytest
 
 from conftest import PACKAGE_DIRS, REPO
 from harness.api import Builder, UnknownNameError, registry
-from harness_builders.rvtbench.parts import builder_part
 from harness_builders.rvtbench.synthetic import synthetic_sources
 
 BUILDERS = REPO / PACKAGE_DIRS["harness_builders"]
@@ -167,10 +166,8 @@ def test_builders_take_the_cores_progress_flag_and_the_old_one_as_a_deprecated_a
 def test_rvtbench_from_synthetic_names_the_cyclist_part_it_lacks(tmp_path, monkeypatch):
     """RVTBench reaches CycliST's parts through the registry: without the CycliST builder installed, the build
     stops before any work with the part's name (exit 2 through the CLI), not an ImportError."""
+    with pytest.raises(ValueError, match="no rendered CycliST scenes"):  # every part found: the full registry
+        synthetic_sources(tmp_path, 1)  # loaded first, so HARNESS_PLUGINS set below must still count
     monkeypatch.setenv("HARNESS_PLUGINS", "rvtbench_builder")
-    builder_part.cache_clear()
-    try:
-        with pytest.raises(UnknownNameError, match="cyclist.scene_states"):
-            synthetic_sources(tmp_path, 1)
-    finally:
-        builder_part.cache_clear()
+    with pytest.raises(UnknownNameError, match="cyclist.scene_states"):
+        synthetic_sources(tmp_path / "restricted", 1)

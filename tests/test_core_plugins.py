@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import PLUGIN_PKG, harness_env, run_harness, write_dist_info
+from harness.api import registry
 from harness.errors import UnknownNameError
 from harness.plugins.loading import load_plugins
 
@@ -17,6 +18,20 @@ def test_entry_point_plugin_registers_tasks_and_models(with_plugin):
     assert state.registry.get("task", "colors_all").extra["group"]
     assert state.registry.get("model", "counting").plugin == "colors"
     assert {"random", "prior", "oracle"} <= set(state.registry.names("model"))
+
+
+def test_the_shared_registry_is_loaded_once_and_sees_plugins_installed_later(plugin_site, monkeypatch):
+    """harness.api.registry() is loaded once per process, yet never stale: a plugin installed after the first
+    load (its entry point now visible), or HARNESS_PLUGINS set later, is what the next call sees."""
+    before = registry()
+    assert registry() is before and not before.has("model", "counting")  # loaded once, not on every call
+    monkeypatch.syspath_prepend(str(PLUGIN_PKG))
+    monkeypatch.syspath_prepend(str(plugin_site))
+    assert registry().get("model", "counting").plugin == "colors"
+    monkeypatch.setenv("HARNESS_PLUGINS", "baselines")
+    assert not registry().has("model", "counting") and registry().has("model", "random")
+    monkeypatch.undo()
+    assert registry() is before  # uninstalled again: the first load serves
 
 
 def test_include_path_registers_task_folder():

@@ -23,7 +23,8 @@ from grid_helpers import cell_results, data_root, grid_cells, include_folder, re
 
 from conftest import harness_env, run_in
 
-BIN = Path(sys.executable).parent
+#: the Ray CLI of the interpreter running the tests (its `ray` script may live in another venv: an overlay venv)
+RAY = f"{sys.executable} -m ray.scripts.scripts"
 #: a namespace of the test's own: its ports are free whatever runs beside it on the machine
 NETNS_SETUP = "ip link set lo up && ip addr add 10.254.254.1/32 dev lo && hostname localhost"
 SLURM_CONF = """\
@@ -123,10 +124,10 @@ def test_grid_on_a_local_ray_cluster_and_on_ray_it_starts(world, tmp_path, short
     env.pop("RAY_ADDRESS", None)
     script = f"""
     {sys.executable} -m harness grid {started} || exit 93  # no cluster yet: the grid starts Ray (and stops it)
-    {BIN}/ray start --head --node-ip-address=127.0.0.1 --port=6390 --temp-dir={short_dir}/t --num-cpus=2 \\
+    {RAY} start --head --node-ip-address=127.0.0.1 --port=6390 --temp-dir={short_dir}/t --num-cpus=2 \\
         --include-dashboard=false --disable-usage-stats > {short_dir}/start.log 2>&1 || {{ cat {short_dir}/start.log; exit 90; }}
     {sys.executable} -m harness grid {with_address} || exit 91
-    {BIN}/ray status --address 127.0.0.1:6390 >/dev/null 2>&1 || exit 92  # the cluster it joined is still up
+    {RAY} status --address 127.0.0.1:6390 >/dev/null 2>&1 || exit 92  # the cluster it joined is still up
     """
     r = _in_namespaces(script, env)
     assert r.returncode == 0, r.stdout + r.stderr

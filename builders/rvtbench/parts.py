@@ -8,7 +8,6 @@ reaches another's parts.
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any
 
 from harness.api import (  # builders reach models and parts through the public registry
@@ -19,15 +18,10 @@ from harness.api import (  # builders reach models and parts through the public 
 PART_KINDS = ("segmenter", "depth", "describer", "selector", "query", "box_to_mask")
 
 
-def _registry():
-    return registry()
-
-
-@cache
 def builder_part(name: str) -> Any:
     """The factory of the builder part registered as `name` (any builder plugin's, e.g. CycliST's
-    `cyclist.renderer.raster`), loaded once per process."""
-    return _registry().get("builder", name).load()
+    `cyclist.renderer.raster`); the registry and the entry's import are each loaded once."""
+    return registry().get("builder", name).load()
 
 
 def part_name(kind: str, name: str) -> str:
@@ -49,14 +43,14 @@ def load_part(kind: str, name: str, **options: Any) -> Any:
     if ":" in full:
         factory = resolve_reference(full, what=f"--{kind}")
     else:
-        registry = _registry()
-        if not registry.has("builder", full):
-            choices = [n for n in registry.names("builder") if n.startswith(f"rvtbench.{kind}.")]
+        found = registry()
+        if not found.has("builder", full):
+            choices = [n for n in found.names("builder") if n.startswith(f"rvtbench.{kind}.")]
             raise ValueError(
                 f"--{kind} {name}: no part registered as '{full}'; registered {kind} parts: "
                 f"{', '.join(choices) or 'none'} (or pass a 'package.module:Factory' reference)"
             )
-        factory = registry.get("builder", full).load()
+        factory = found.get("builder", full).load()
     return factory(**options)
 
 
@@ -65,13 +59,13 @@ def load_model(name: str, **model_args: Any) -> Any:
     if ":" in name:
         factory = resolve_reference(name, what="model")
     else:
-        registry = _registry()
-        if not registry.has("model", name):
+        found = registry()
+        if not found.has("model", name):
             raise ValueError(
                 f"model '{name}' is not registered; see `python -m harness ls models` "
                 "(or pass a 'package.module:Class' reference)"
             )
-        factory = registry.get("model", name).load()
+        factory = found.get("model", name).load()
     model = factory(**model_args)
     if not callable(getattr(model, "generate", None)):
         raise ValueError(f"model '{name}' did not give an object with generate(requests)")

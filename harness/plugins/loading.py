@@ -90,6 +90,14 @@ def _entry_points() -> list[metadata.EntryPoint]:
     return out
 
 
+def installed_plugins() -> tuple[tuple[str, ...], tuple[tuple[str, str, str, str], ...]]:
+    """What `load_plugins` would find now, without importing any of it: the built-in plugin modules and each
+    entry point of the group "harness" as (name, value, distribution, version). Callers that keep a loaded
+    registry key it on this, so installing or removing a plugin (a new entry point, a changed sys.path) is seen."""
+    eps = tuple((ep.name, ep.value, _dist_name(ep), _version_of(ep)) for ep in _entry_points())
+    return tuple(source_tree_plugins()), eps
+
+
 def _package_folder(name: str) -> Optional[Path]:
     """The folder the package `name` imports from (the checkout's folder in an editable install), or None."""
     try:
@@ -116,10 +124,13 @@ def source_tree_plugins() -> list[str]:
     return sorted(found)
 
 
-def _is_project_entry_point(ep: metadata.EntryPoint) -> bool:
+def _dist_name(ep: metadata.EntryPoint) -> str:
     dist = getattr(ep, "dist", None)
-    name = (dist.metadata["Name"] or "") if dist is not None else ""
-    return name.replace("_", "-").lower() == PROJECT_DIST
+    return (dist.metadata["Name"] or "") if dist is not None else ""
+
+
+def _is_project_entry_point(ep: metadata.EntryPoint) -> bool:
+    return _dist_name(ep).replace("_", "-").lower() == PROJECT_DIST
 
 
 def _version_of(ep: metadata.EntryPoint) -> str:
