@@ -11,7 +11,13 @@ import sys
 
 from transformers.cli.serving import model_manager, utils
 
-_detect = model_manager.ModelManager.get_model_modality
+# the class that detects a model's modality: ModelManager up to transformers 5.24, ModelLoader from 5.25
+_OWNER = next(
+    cls
+    for cls in (getattr(model_manager, "ModelLoader", None), model_manager.ModelManager)
+    if cls is not None and hasattr(cls, "get_model_modality")
+)
+_detect = _OWNER.get_model_modality
 
 
 def _as_vlm(model, processor=None):
@@ -19,7 +25,7 @@ def _as_vlm(model, processor=None):
     return utils.Modality.VLM if modality == utils.Modality.MULTIMODAL else modality
 
 
-model_manager.ModelManager.get_model_modality = staticmethod(_as_vlm)
+_OWNER.get_model_modality = staticmethod(_as_vlm)
 
 if __name__ == "__main__":
     from transformers.cli.transformers import main
