@@ -372,7 +372,7 @@ class SampleError(BaseModel):
     """Why a sample has no scores: a counted error."""
 
     model_config = _OPEN
-    kind: Str = Field(description="media, request, generation, parse, score, ...")
+    kind: Str = Field(description="media, request, generation, timeout, parse, score, ...")
     reason: Optional[Str] = Field(None, description="a short machine reason (e.g. truncated, ConnectionError)")
     message: Optional[Str] = Field(None, description="the message naming the file or field")
 
