@@ -8,7 +8,7 @@ import logging
 from harness.api import TaskConfig
 from harness.data.task import Task
 from harness.engine.seeding import Seeds
-from harness.scoring.recording import rescore_in_order
+from harness.scoring.recording import score_in_order
 
 HOOKS = """
 seen = []
@@ -36,7 +36,7 @@ def test_the_hook_sees_every_answer_once_before_the_scores(tmp_path):
     seen = task.hook("prepare_scoring").__globals__["seen"]
     scored: list[int] = []
     records = _records(3)
-    rescore_in_order([task], {"t": records}, lambda t, r: scored.append(len(seen)), Seeds())
+    score_in_order([task], {"t": records}, lambda t, r: scored.append(len(seen)), Seeds())
     assert seen == [["answer 0", "answer 1", "answer 2"]] and scored == [1, 1, 1]
     assert "prepare_scoring" not in task.config.model_dump()["hooks"]  # not part of the recorded config
     assert ("hooks.prepare_scoring", "hooks.py:prepare") in task.references()  # but checked like any hook
@@ -46,6 +46,6 @@ def test_a_failing_hook_is_logged_and_scoring_goes_on(tmp_path, caplog):
     task = _task(tmp_path, "broken")
     scored: list[str] = []
     with caplog.at_level(logging.WARNING, logger="harness.data.task"):
-        rescore_in_order([task], {"t": _records(2)}, lambda t, r: scored.append(r["raw"]), Seeds())
+        score_in_order([task], {"t": _records(2)}, lambda t, r: scored.append(r["raw"]), Seeds())
     assert scored == ["answer 0", "answer 1"]
     assert "task 't': the prepare_scoring hook raised RuntimeError: tokenizer missing" in caplog.text

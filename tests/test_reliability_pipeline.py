@@ -283,3 +283,48 @@ def test_claims_split_work_and_die_with_their_owner(tmp_path):
     assert a.claim(["k9"]) == set(), "a killed run's claim is ignored at once"
     b.release()
     assert b._conn.execute("SELECT COUNT(*) FROM claims WHERE owner = ?", (b.owner,)).fetchone()[0] == 0
+
+
+def _counting_hooks_folder(tmp_path):
+    """The colors task as `counted_qa`, its parse and score hooks logging each call and drawing from the
+    seeded `random` (the draw is recorded in the parsed note and in a score)."""
+    folder = tmp_path / "tasks"
+    shutil.copytree(TASKS_DIR, folder)
+    (folder / "group.yaml").unlink()
+    yaml = folder / "colors.yaml"
+    text = yaml.read_text().replace("task: colors_qa", "task: counted_qa", 1).split("variants:")[0]
+    yaml.write_text(text.replace("  parse: hooks.py:parse\n", "  parse: hooks.py:parse\n  score: hooks.py:score\n", 1))
+    hooks = folder / "hooks.py"
+    hooks.write_text(
+        hooks.read_text() + "\n\nimport os, random\n\n_parse = parse\n\n"
+        "def _log(what):\n    with open(os.environ['COUNTED_LOG'], 'a') as f:\n        f.write(what + '\\n')\n\n"
+        "def parse(response, doc):\n    _log('parse')\n    p = _parse(response, doc)\n"
+        "    return Parsed(answer=p.answer, valid=p.valid, note=f'draw {random.random():.6f}')\n\n"
+        "def score(parsed, target, doc):\n    _log('score')\n"
+        "    return {'accuracy': float(parsed.valid and parsed.answer == target), 'draw': random.random()}\n"
+    )
+    return folder
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_every_answer_is_scored_once_in_doc_order(tmp_path, colors_root, with_plugin, monkeypatch, strict):
+    """Each answer is scored once (before: --strict scored it on arrival, then again in doc order); --strict's
+    check on arrival only parses, leaving the seeded draws of the scoring as a run without it has them."""
+    folder = _counting_hooks_folder(tmp_path)
+    log = tmp_path / "counted.log"
+    monkeypatch.setenv("COUNTED_LOG", str(log))
+    state = load_plugins(include_paths=[folder])
+
+    def records(out: str, **kw):
+        cfg = _cfg(tmp_path, colors_root, model_args={"log": str(tmp_path / f"{out}.log")}, **kw)
+        cfg.tasks, cfg.cache_dir, cfg.output_path, cfg.log_samples = ["counted_qa"], tmp_path / out, tmp_path / out, True
+        return {r["doc_id"]: (r["parsed"], r["scores"]) for r in run(cfg, state).records["counted_qa"]}
+
+    plain = records("plain")
+    log.unlink()
+    checked = records("checked", strict=strict)
+    calls = log.read_text().split()
+    calls = calls[calls.index("parse"):]  # before: the metric-name check scores one invalid answer, once
+    assert calls.count("score") == 24, "each answer scored once"
+    assert calls.count("parse") == (48 if strict else 24), "--strict parses each arrived answer once more"
+    assert checked == plain, "the seeded draws of the scoring do not depend on --strict"

@@ -2,7 +2,8 @@
 
 Each FILE is read by the importer registered as NAME (hook `register_importers`, harness/contract/importer.py)
 into samples records; they are written as `DIR/<model>/samples_<task>_<stamp>.jsonl` beside a results
-file whose numbers come from the ordinary `--rescore` path (harness.engine.rescoring.rescore), with the source file,
+file whose numbers come from the ordinary `--rescore` path (harness.engine.rescoring.score_records: each record
+parsed and scored once, in doc order, with the run's seeds), with the source file,
 its sha256 and the source commit recorded under `imported_from`. The core knows no importer: it finds them
 through the registry. A file that cannot be read (not a file, not the importer's format, no items) is
 reported on stderr and the files after it are still imported; the exit code is then 2 (docs/cli.md).
@@ -15,7 +16,7 @@ import sys
 from pathlib import Path
 
 from harness.contract.importer import ImportedRun
-from harness.engine.rescoring import rescore
+from harness.engine.rescoring import score_records
 from harness.engine.runner import build_task
 from harness.errors import EXIT_USAGE, ConfigError
 from harness.plugins.loading import PluginState, load_plugins
@@ -26,33 +27,29 @@ from harness.results.writer import (
     write_results,
     write_samples,
 )
-from harness.scoring.recording import imported_draft, score_record, task_run_config, with_samples_files
+from harness.scoring.recording import imported_draft, task_run_config, with_samples_files
 
 
-def write_imported(run: ImportedRun, out: Path, state: PluginState, include_path: list[str]) -> Path:
+def write_imported(run: ImportedRun, out: Path, state: PluginState) -> Path:
     """Write one imported run's samples files and its rescored results file; returns the results path."""
     if not run.tasks:
         raise ConfigError(f"import of {run.provenance.get('file')}: no items found; is it the right format?")
     folder = Path(out) / safe_name(run.model)
     stamp = timestamp()
-    samples = {}
+    paths = {task: folder / f"samples_{safe_name(task)}_{stamp}.jsonl" for task in run.tasks}
     configs = {}
-    for task, records in run.tasks.items():
+    for task in run.tasks:
         t = build_task(state, task)
-        t.prepare_scoring([rec for rec in records if not rec.get("error")])
-        for rec in records:  # parsed and scored as a run would log them (rescore recomputes the same)
-            if not rec.get("error"):
-                score_record(t, rec)
-        path = folder / f"samples_{safe_name(task)}_{stamp}.jsonl"
-        write_samples(path, records)
-        samples[task] = path
         spec = t.config.frames  # the task's own spec: what its public counterpart sampled
         configs[task] = task_run_config(t, spec, spec)
-    results_path = folder / f"results_{stamp}.json"
-    # The model, task configs and provenance that --rescore carries over; the numbers are computed by it.
+    # The model, task configs and provenance carried over; the records parsed and scored once, as a run's.
     draft = imported_draft(run.model, run.provenance, configs, stamp)
-    results = rescore(list(samples.values()), include_path, None, state=state, original=draft, created=stamp).results
-    write_results(results_path, with_samples_files(results, {task: path.name for task, path in samples.items()}))
+    names = [p.name for p in paths.values()]
+    results = score_records(run.tasks, state, draft, 0, folder.name, None, names, stamp)
+    for task, records in run.tasks.items():
+        write_samples(paths[task], records)
+    results_path = folder / f"results_{stamp}.json"
+    write_results(results_path, with_samples_files(results, {task: path.name for task, path in paths.items()}))
     return results_path
 
 
@@ -82,7 +79,7 @@ def main(argv: list[str]) -> int:
             if not path.is_file():
                 raise ConfigError(f"import {argv[0]}: {path} is not a file")
             run = importer.read(path, args.commit)
-            written = write_imported(run, args.out, state, args.include_path)
+            written = write_imported(run, args.out, state)
         except ConfigError as err:
             print(f"error: {err}", file=sys.stderr)
             failed.append(str(path))

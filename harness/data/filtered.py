@@ -35,20 +35,31 @@ def _recordable(value: Any) -> Any:
         return str(value)
 
 
-def parse_and_score(
-    task: Task, response: Response, parse: Callable[[Response], Any], target: Any, doc: dict
+def parse_all(
+    task: Task, response: Response, parse: Callable[[Response], Any], doc: dict
 ) -> tuple[Any, dict[str, Any]]:
-    """(parsed answer, per-sample scores) of one reply: `parse(response)` then `task.score`, once per filter
-    pipeline when the task has a `filter_list` (scores keyed `metric,pipeline`), else once."""
+    """(the recorded parsed answer, each filter pipeline's parsed answer) of one reply: `parse(response)` once,
+    or once per pipeline of the task's `filter_list` (the first pipeline's answer recorded, with every
+    pipeline's filtered value in `extra.filtered`); {} without pipelines."""
     pipelines = task.filter_pipelines()
     if not pipelines:
-        parsed = parse(response)
-        return parsed, task.score(parsed, target, doc)
+        return parse(response), {}
     filtered = {p.name: p.apply(response.text or "", doc) for p in pipelines}
     parsed_by = {name: parse(Response(text=_text(v), structured=response.structured)) for name, v in filtered.items()}
     first = parsed_by[pipelines[0].name]
     if isinstance(first, Parsed):  # a copy: a Parsed may be frozen
         first = replace(first, extra={**first.extra, "filtered": {k: _recordable(v) for k, v in filtered.items()}})
+    return first, parsed_by
+
+
+def parse_and_score(
+    task: Task, response: Response, parse: Callable[[Response], Any], target: Any, doc: dict
+) -> tuple[Any, dict[str, Any]]:
+    """(parsed answer, per-sample scores) of one reply: `parse_all`, then `task.score` of each pipeline's
+    answer (scores keyed `metric,pipeline`), or of the one answer without pipelines."""
+    first, parsed_by = parse_all(task, response, parse, doc)
+    if not parsed_by:
+        return first, task.score(first, target, doc)
     return first, scores_per_pipeline(task, parsed_by, target, doc)
 
 

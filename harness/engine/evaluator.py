@@ -39,7 +39,7 @@ from harness.errors import HarnessError, HookContractError, StrictModeError
 from harness.frames import FrameCache, MediaError, decoder_identity, load_clip
 from harness.frames import content_hash as media_hash
 from harness.frames.spec import FrameSpec
-from harness.scoring.recording import record_instance
+from harness.scoring.recording import score_recorded, unusable_answer
 
 log = logging.getLogger("harness.engine.evaluator")
 
@@ -179,15 +179,13 @@ class Evaluator:
 
         for inst in instances:
             self.prepare(inst, key=False)
-            if inst.error is not None and self.cfg.strict:
-                self.record(inst)  # raises: --strict stops before the first model call
+            self.check_strict(inst)  # --strict stops before the first model call
         videos = [p.ref.path for i in instances if i.error is None for p, _ in video_parts(i)]
         identities = media_hash.hash_files(videos, progress=self.cfg.progress)  # new ones in parallel, once
         for inst in instances:
             if inst.error is None:
                 self.key(inst, identities)
-                if inst.error is not None and self.cfg.strict:
-                    self.record(inst)  # a video that cannot be keyed: --strict stops here too
+                self.check_strict(inst)  # a video that cannot be keyed: --strict stops here too
         live = [i for i in instances if i.error is None]
         hits = self.responses.get_many([i.key for i in live]) if self.responses is not None else {}
         todo = []
@@ -216,25 +214,36 @@ class Evaluator:
         self.stats["cache_rejected"] = self.responses.rejected if self.responses is not None else 0
 
     def _generation(self) -> Generation:
-        """What the generation pipeline needs of this run: the model, the response cache, decoding, scoring
-        for --strict and the counters (the pipeline never sees the evaluator itself)."""
+        """What the generation pipeline needs of this run: the model, the response cache, decoding, the check
+        of --strict and the counters (the pipeline never sees the evaluator itself)."""
         cfg = self.cfg
-        return Generation(self.model, self.responses, self.decode, self.record, self.stats, cfg.batch_size, cfg.strict)
+        return Generation(
+            self.model, self.responses, self.decode, self.check_strict, self.stats, cfg.batch_size, cfg.strict
+        )
 
-    # -- scoring -----------------------------------------------------------------------------------
-    def record(self, inst: Instance) -> SampleRecord:
-        """The instance's scored record (scored once: --strict scores on arrival and raises StrictModeError on
-        the first sample with an error or an answer the task could not use)."""
-        if inst.rec is not None:
-            return inst.rec
-        task, doc = inst.task, inst.doc
-        rec = record_instance(inst, self.judge)  # parsed and scored by the one scoring module
-        if self.cfg.strict and (rec.error or (rec.parsed or {}).get("unusable")):
-            what = (
-                f"{rec.error['kind']} error: {rec.error['message']}"
-                if rec.error
-                else f"the task could not use the answer: {rec.parsed['unusable']}"
-            )
-            raise StrictModeError(f"task '{task.name}' doc '{doc['doc_id']}': {what}")
-        inst.rec = rec
-        return rec
+    # -- --strict ----------------------------------------------------------------------------------
+    def check_strict(self, inst: Instance) -> None:
+        """--strict's check of a finished instance, before the next model call: StrictModeError for an error
+        (media, generation, ...) or an answer the task's parser cannot use (parsed only: scoring comes once,
+        in doc order, `score`)."""
+        if not self.cfg.strict:
+            return
+        if inst.error is not None:
+            self._stop(inst.task.name, inst.doc["doc_id"], f"{inst.error['kind']} error: {inst.error['message']}")
+        if inst.response is not None:
+            reason = unusable_answer(inst, self.judge)
+            if reason is not None:
+                self._stop(inst.task.name, inst.doc["doc_id"], f"the task could not use the answer: {reason}")
+
+    def score(self, task: Task, rec: SampleRecord) -> None:
+        """Score a run's record (once, in doc order: `score_in_order`); under --strict, StrictModeError for a
+        record left with an error or an answer the task's scorer could not use."""
+        score_recorded(task, rec, self.judge)
+        if self.cfg.strict and rec.error:
+            self._stop(task.name, rec.doc_id, f"{rec.error['kind']} error: {rec.error['message']}")
+        if self.cfg.strict and (rec.parsed or {}).get("unusable"):
+            self._stop(task.name, rec.doc_id, f"the task could not use the answer: {rec.parsed['unusable']}")
+
+    @staticmethod
+    def _stop(task: str, doc_id: str, what: str) -> None:
+        raise StrictModeError(f"task '{task}' doc '{doc_id}': {what}")

@@ -12,8 +12,8 @@ What it guarantees (docs/reliability.md, docs/frames.md):
   at once from threads (at least one), fed as answers return;
 - each answer is committed to the response cache as it arrives (a kill repeats no finished call), answers
   of a partly failed call are kept, and only the requests that failed become `generation` errors;
-- `--strict` stops before the next model call once any sample has an error (the calls in flight finish
-  and are cached);
+- `--strict` stops before the next model call once any sample has an error or an answer its task cannot
+  parse (`Generation.check`; the calls in flight finish and are cached); nothing is scored here;
 - an interrupt (harness.engine.interrupts) keeps every answer that arrived: those waiting to be handled are
   committed as the pipeline ends, and those that arrive after it are committed as they come.
 Generation order may differ from dataset order; records are ordered by the instances, never by arrival.
@@ -51,8 +51,8 @@ class Generation:
     responses: Optional[ResponseCache]  # None with --no_cache
     # the sample's request with frames filled in, None on a media error (the instance's error says why)
     decode: Callable[[Instance, FrameFeed], Optional[Request]]
-    # --strict: scores a finished sample, raising StrictModeError on the first bad one
-    score: Callable[[Instance], Any]
+    # --strict: checks a finished sample, raising StrictModeError on the first bad one (it scores nothing)
+    check: Callable[[Instance], None]
     stats: dict[str, int]  # the run's counters: cache_hits and generated are counted here
     batch_size: int = 1
     strict: bool = False
@@ -289,7 +289,7 @@ class GenerationPipeline:
         if not self.generation.strict or self.stop is not None:
             return
         try:
-            self.generation.score(inst)  # scores it now (memoised), raising on the first error
+            self.generation.check(inst)  # an error, or an answer the task cannot parse, raises
         except StrictModeError as exc:
             self.stop = exc
 

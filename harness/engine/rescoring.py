@@ -13,7 +13,7 @@ from harness.engine.seeding import Seeds
 from harness.plugins.loading import PluginState, load_plugins
 from harness.results.reading import read_results, read_samples
 from harness.results.writer import check_output_folder, write_results
-from harness.scoring.recording import rescore_in_order, rescore_record, rescored_results
+from harness.scoring.recording import rescore_record, rescored_results, score_in_order
 
 
 def _rescore_seeds(recorded: dict[str, Any], seed: int) -> Seeds:
@@ -37,15 +37,13 @@ def rescore(
     output_path: Optional[Path],
     seed: int = 0,
     state: Optional[PluginState] = None,
-    original: Optional[dict[str, Any]] = None,
-    created: Optional[str] = None,
 ) -> RunOutcome:
-    """Recompute parsed answers, scores and metrics from samples files, with no model. `original`: the
-    results to carry over (an import's draft; `created` its timestamp); default: the results file written
-    beside the samples."""
+    """Recompute parsed answers, scores and metrics from samples files, with no model; the results file
+    written beside the samples is carried over."""
     check_output_folder(output_path)
     state = state or load_plugins(include_path)
     per_task: dict[str, list[dict]] = {}
+    original: Optional[dict[str, Any]] = None
     for path in samples_files:
         path = Path(path)
         m = re.match(r"samples_.+_(\d{4}-\d\d-\d\dT[\d.-]+)\.jsonl$", path.name)
@@ -55,18 +53,35 @@ def rescore(
                 original = read_results(candidate).data
         for rec in read_samples(path, required=("task", "doc", "target")):
             per_task.setdefault(rec["task"], []).append(rec)
-    tasks = [build_task(state, name) for name in per_task]
-    recorded = (original or {}).get("config") or {}
-    seed = recorded.get("seed", seed)
-    seeds = _rescore_seeds(recorded, seed)
-    tasks = [t.with_run(RunContext(output_dir=lmms_output_path(output_path, None))) for t in tasks]
-    rescore_in_order(tasks, per_task, rescore_record, seeds)
     folder = Path(samples_files[0]).parent.name if samples_files else "model"
     names = [Path(p).name for p in samples_files]
-    results = rescored_results(original, tasks, per_task, seed, folder, names, created)
-    results["config"].update(seeds.to_config())  # the seeds this rescore set (a file of schema 1 may lack them)
+    results = score_records(per_task, state, original, seed, folder, output_path, names)
     out = RunOutcome(results=results, records=per_task)
     if output_path is not None:
         out.results_path = Path(output_path) / f"results_rescored_{results['created']}.json"
         write_results(out.results_path, results)
     return out
+
+
+def score_records(
+    per_task: dict[str, list[dict]],
+    state: PluginState,
+    original: Optional[dict[str, Any]],
+    seed: int,
+    model_name: str,
+    output_path: Optional[Path] = None,
+    rescored_from: Optional[list[str]] = None,
+    created: Optional[str] = None,
+) -> dict[str, Any]:
+    """Score samples-file lines in place (once each, in doc order, with the seeds `original` recorded) and
+    build their results: `--rescore` and `import`. `original`: the results to carry over (the file beside the
+    samples, an import's draft); `rescored_from`: the samples files' names (a rescore)."""
+    tasks = [build_task(state, name) for name in per_task]
+    recorded = (original or {}).get("config") or {}
+    seed = recorded.get("seed", seed)
+    seeds = _rescore_seeds(recorded, seed)
+    tasks = [t.with_run(RunContext(output_dir=lmms_output_path(output_path, None))) for t in tasks]
+    score_in_order(tasks, per_task, rescore_record, seeds)
+    results = rescored_results(original, tasks, per_task, seed, model_name, rescored_from, created)
+    results["config"].update(seeds.to_config())  # the seeds this rescore set (a file of schema 1 may lack them)
+    return results

@@ -41,13 +41,10 @@ from harness.scoring.recording import (
     group_field,
     metric_message,
     model_info,
-    prepare_scoring,
-    rescore_in_order,
-    rescore_sample,
+    record_instance,
     run_results,
     run_settings,
     score_in_order,
-    score_sample,
     task_run_config,
     with_samples_files,
 )
@@ -290,8 +287,7 @@ def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
             evaluator.judge = judge
         mine = distributed.shard(instances, rank, world, _video_of)  # a video's samples on one rank
         evaluator.run_instances(mine)
-        prepare_scoring(mine)  # batch work of the tasks' scorers, before the per-sample scores
-        records = score_in_order(mine, evaluator.record, lambda t, r: score_sample(t, r, judge), seeds)
+        records = [(inst.index, record_instance(inst)) for inst in mine]  # scored below, once, on rank 0
     finally:
         model.close()
     gathered = distributed.gather_to_rank0(records)
@@ -301,8 +297,7 @@ def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
     scored: dict[str, list[SampleRecord]] = {t.name: [] for t in tasks}
     for _, rec in by_index:
         scored[rec.task].append(rec)
-    if world > 1:  # ranks scored interleaved shards: score again in doc order, as one process does
-        rescore_in_order(tasks, scored, lambda t, r: rescore_sample(t, r, judge), seeds)
+    score_in_order(tasks, scored, evaluator.score, seeds)  # doc order, as one process does with any ranks
     frames = {t.name: effective_frame_spec(t, scored[t.name], cfg, model) for t in tasks}
     per_task = {name: [rec.to_json() for rec in recs] for name, recs in scored.items()}  # the samples' lines
     results = _results(cfg, model, model_name, tasks, groups, per_task, judge, world, loaded, frames, start_time)

@@ -3,7 +3,7 @@ its error record, and the typed record scoring fills and the results are written
 
 An `Instance` is made once per (task, doc) and carries everything about the sample: its `Request` (built once:
 paths resolved and the frame budget applied in one pass), its effective frame spec and decoder identity
-(computed once per task and clip count), its response or error, and at last its `SampleRecord`.
+(computed once per task and clip count), its response or error (its `SampleRecord` is built from it, then scored in doc order).
 """
 
 from __future__ import annotations
@@ -91,7 +91,6 @@ class Instance:
     response: Optional[Response] = None
     media_log: list[dict] = field(default_factory=list)
     error: Optional[dict] = None
-    rec: Optional[SampleRecord] = None  # once scored
     clip_keys: Optional[list[Optional[str]]] = None  # its video parts' clip keys while it awaits frames
 
     @property

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import random
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 
 
@@ -40,3 +42,22 @@ def seed_generators(seeds: Seeds) -> None:
     torch = sys.modules.get("torch")
     if torch is not None and hasattr(torch, "manual_seed"):
         torch.manual_seed(seeds.torch_seed)
+
+
+@contextmanager
+def preserved_generators() -> Iterator[None]:
+    """Within the block the generators may be used; afterwards they are as they were (`--strict`'s check of an
+    answer on arrival parses it without moving the draws of the scoring that follows in doc order)."""
+    import numpy as np  # noqa: PLC0415 - a core dependency, imported where it is used
+
+    state = random.getstate()
+    np_state = np.random.get_state()
+    torch = sys.modules.get("torch")
+    torch_state = torch.get_rng_state() if torch is not None and hasattr(torch, "get_rng_state") else None
+    try:
+        yield
+    finally:
+        random.setstate(state)
+        np.random.set_state(np_state)
+        if torch_state is not None:
+            torch.set_rng_state(torch_state)

@@ -3,9 +3,9 @@
 
 A sample's answer is parsed and scored by its task here (`score_answer`: an answer the task cannot use is
 scored as its invalid answer, a task that cannot score even that is a counted `score` error), into the
-SampleRecord of a run (`record_instance`) or the samples-file line of a rescore or an import
-(`score_record`); each task's records are scored in doc order after the seeded generators are reset
-(`score_in_order`, `rescore_in_order`). The results dict of all three is built here only (`run_results`,
+SampleRecord of a run (`record_instance`, `score_recorded`) or the samples-file line of a rescore or an import
+(`score_record`); each task's records are scored once, in doc order, after the seeded generators are reset
+(`score_in_order`); `--strict` checks an answer on arrival by parsing it only (`unusable_answer`). The results dict of all three is built here only (`run_results`,
 `rescored_results`, `imported_draft`, from `task_run_config` and `results_header`), completed with lm-eval's
 keys and validated by harness.results.models.Results before anyone writes it.
 """
@@ -22,11 +22,11 @@ from harness import __version__
 from harness.config.filter_list import metric_key
 from harness.config.schema import GroupConfig
 from harness.contract.messages import Response
-from harness.data.filtered import parse_and_score, scores_per_pipeline
+from harness.data.filtered import parse_all, parse_and_score, scores_per_pipeline
 from harness.data.lmms_task import LmmsTask
 from harness.data.task import Parsed, Task
 from harness.engine.sample import Instance, SampleRecord, sample_error
-from harness.engine.seeding import Seeds, seed_generators
+from harness.engine.seeding import Seeds, preserved_generators, seed_generators
 from harness.errors import HookContractError
 from harness.frames.spec import FrameSpec
 from harness.plugins.references import load_hook
@@ -44,9 +44,9 @@ from harness.scoring.task_results import N_BOOTSTRAP, aggregate_group, aggregate
 log = logging.getLogger("harness.scoring.recording")
 
 
-def record_instance(inst: Instance, judge: Any = None) -> SampleRecord:
-    """An instance's SampleRecord: what the model was asked and saw, and its answer parsed and scored
-    (an instance with an error, or no response, is recorded unscored)."""
+def record_instance(inst: Instance) -> SampleRecord:
+    """An instance's SampleRecord, not yet scored: what the model was asked and saw, its answer or its error.
+    Every record is scored once, later, in doc order (`score_in_order`)."""
     task, doc = inst.task, inst.doc
     rec = SampleRecord(
         doc_id=doc["doc_id"],
@@ -61,26 +61,27 @@ def record_instance(inst: Instance, judge: Any = None) -> SampleRecord:
     if inst.error is None and inst.response is not None:
         rec.raw = inst.response.text
         rec.structured = inst.response.structured
-        score_sample(task, rec, judge)
     return rec
 
 
-def prepare_scoring(instances: list[Instance]) -> None:
-    """Each task's answers, before any of them is scored, to its `prepare_scoring` hook (batch work, once)."""
-    answers: dict[str, tuple[Task, list[dict]]] = {}
-    for inst in instances:
-        if inst.error is None and inst.response is not None:
-            _, records = answers.setdefault(inst.task.name, (inst.task, []))
-            records.append(
-                {
-                    "raw": inst.response.text,
-                    "structured": inst.response.structured,
-                    "doc": inst.task.logged_doc(inst.doc),
-                    "target": inst.target,
-                }
-            )
-    for task, records in answers.values():
-        task.prepare_scoring(records)
+def unusable_answer(inst: Instance, judge: Any = None) -> Optional[str]:
+    """Why the task's parser cannot use an arrived answer (None: it can): `--strict`'s check on arrival, so
+    the run stops before the next model call. Only parses, and leaves the seeded generators as they were:
+    the answer is scored once, later, in doc order, as in any run (`score_in_order`)."""
+    task, doc = inst.task, inst.doc
+    response = inst.response or Response(text="")
+
+    def parse(resp: Response) -> Parsed:
+        return task.parse(resp, doc, judge)
+
+    with preserved_generators():
+        try:
+            parse_all(task, response, parse, doc)
+        except HookContractError as exc:
+            return str(exc)
+        except Exception as exc:  # what score_answer would score as the task's invalid answer
+            return task.hook_failure("parse", exc)
+    return None
 
 
 def _clean_scores(scores: Any, items: frozenset = frozenset()) -> dict[str, Any]:
@@ -168,12 +169,11 @@ def score_sample(task: Task, rec: SampleRecord, judge: Any = None) -> None:
         setattr(rec, name, value)
 
 
-def rescore_sample(task: Task, rec: SampleRecord, judge: Any = None) -> None:
-    """Score a record again (ranks scored interleaved shards); harness-side errors stay errors."""
-    if rec.error and rec.error["kind"] not in RESCORED_ERRORS:
-        return
-    rec.error = None
-    score_sample(task, rec, judge)
+def score_recorded(task: Task, rec: SampleRecord, judge: Any = None) -> None:
+    """Score a run's record (`score_in_order`); one that has an error (media, generation, ...) or no answer
+    stays unscored, its error counted."""
+    if rec.error is None and rec.raw is not None:
+        score_sample(task, rec, judge)
 
 
 def score_record(task: Task, rec: dict, judge: Any = None) -> None:
@@ -191,39 +191,18 @@ def rescore_record(task: Task, rec: dict, judge: Any = None) -> None:
 
 
 def score_in_order(
-    instances: list, record: Callable[[Any], Any], rescore: Callable[[Any, Any], None], seeds: Seeds
-) -> list[tuple[int, Any]]:
-    """(index, record) of every instance, each task's scored in doc order right after `seed_generators`.
-
-    `instances` come task by task, docs in order; `record(inst)` builds (and scores) one SampleRecord,
-    memoised; a record `--strict` already scored on arrival (in arrival order) is scored again here, in order."""
-    out: list[tuple[int, Any]] = []
-    current = None
-    for inst in instances:
-        if inst.task is not current:
-            current = inst.task
-            seed_generators(seeds)
-        early = inst.rec is not None
-        rec = record(inst)
-        if early and rec.raw is not None and not rec.error:
-            rescore(inst.task, rec)
-        out.append((inst.index, rec))
-    return out
-
-
-def rescore_in_order(
-    tasks: list, per_task: dict[str, list], rescore: Callable[[Any, Any], None], seeds: Seeds
+    tasks: list, per_task: dict[str, list], score: Callable[[Any, Any], None], seeds: Seeds
 ) -> None:
-    """`rescore(task, record)` every task's records again in doc order after `seed_generators` (a multi-rank
-    run, whose ranks scored interleaved shards, and `--rescore`), each task's answers handed to its
-    `prepare_scoring` hook first, once; `rescore` keeps harness-side errors."""
+    """`score(task, record)` every task's records in doc order after `seed_generators`, each task's answers
+    handed to its `prepare_scoring` hook first, once: how a run (every rank's records, gathered on rank 0),
+    `--rescore` and `import` score, each record once. Records are SampleRecords or samples-file lines."""
     for task in tasks:
         seed_generators(seeds)
         records = per_task.get(task.name, [])
-        answers = [r if isinstance(r, dict) else r.answer() for r in records]  # samples-file lines or SampleRecords
-        task.prepare_scoring([a for a in answers if a.get("raw") is not None])
+        answers = [r if isinstance(r, dict) else r.answer() for r in records]
+        task.prepare_scoring([a for a in answers if a.get("raw") is not None and not a.get("error")])
         for rec in records:
-            rescore(task, rec)
+            score(task, rec)
 
 
 # -- the results, built from the records ---------------------------------------------------------------
