@@ -34,6 +34,7 @@ from harness.engine.frame_feed import (
     video_parts,
 )
 from harness.engine.generation import Generation, GenerationPipeline
+from harness.engine.progress import SampleProgress
 from harness.engine.sample import Instance, SampleFrames, SampleRecord, sample_error
 from harness.errors import HarnessError, HookContractError, StrictModeError
 from harness.frames import FrameCache, MediaError, decoder_identity, load_clip
@@ -206,6 +207,7 @@ class Evaluator:
             disable=not self.cfg.progress or not todo,
             leave=False,
         )
+        bar = SampleProgress(bar, len(todo), self.cfg.on_progress)  # and the run's reporter (a grid cell's)
         feed = FrameFeed(self.frames, decode_workers(), shared_frames_bytes(), decode_bytes(), self.hashes)
         try:
             GenerationPipeline(self._generation(), bar, feed).run(todo)
