@@ -13,7 +13,10 @@ import pytest
 from harness.api import media_identity
 from harness.cache import hash_index
 from harness.config.run import RunConfig
-from harness.engine.runner import run
+from harness.data.run_context import RunContext
+from harness.engine.evaluator import Evaluator
+from harness.engine.runner import build_task, load_model, run
+from harness.engine.sample import Instance
 from harness.frames import content_hash as media_hash
 from harness.frames import loader, probe
 from harness.frames.content_hash import HashStore, hash_files
@@ -185,3 +188,23 @@ def test_without_a_store_nothing_is_remembered_in_the_process(tmp_path, colors_r
     store = HashStore()  # in memory only (--no_cache)
     assert media_identity(video, store) == media_identity(video, store) == media_identity(video)
     assert len(read) == 4 and not list(tmp_path.iterdir())
+
+
+def test_two_evaluators_alive_at_once_each_key_into_their_own_cache_dir(tmp_path, colors_root, with_plugin):
+    """Before, the evaluator made last named the one process-wide index: the first one's hashes went there."""
+    state = load_plugins()
+
+    def evaluator(name: str) -> tuple[Evaluator, list[Instance]]:
+        cfg = RunConfig(tasks=["colors_qa"], model="oracle", data=colors_root, cache_dir=tmp_path / name, progress=False)
+        task = build_task(state, "colors_qa", cfg.data, cfg.cache_dir, RunContext(progress=False))
+        split = task.load_split(cfg.data, None)
+        task = task.with_split(split)
+        ev = Evaluator(cfg, load_model(state, "oracle", {}, [task]), [task])
+        return ev, [Instance(i, task, d) for i, d in enumerate(split.docs)]
+
+    (a, on_a), (b, on_b) = evaluator("a"), evaluator("b")
+    a.run_instances(on_a)
+    assert a.stats["generated"] == 24 and len(_entries(tmp_path / "a" / "hashes")) == 12
+    assert not (tmp_path / "b" / "hashes").exists()
+    b.run_instances(on_b)
+    assert b.stats["generated"] == 24 and len(_entries(tmp_path / "b" / "hashes")) == 12
