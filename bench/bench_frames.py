@@ -24,6 +24,7 @@ import numpy as np
 from harness.data.media import VideoRef
 from harness.frames import FrameCache, FrameSpec, load_clip, sample_indices
 from harness.frames import probe as probe_mod
+from harness.frames.content_hash import HashStore
 from harness.frames.synthetic import read_marker, write_marker_video
 
 
@@ -54,7 +55,7 @@ def pyav_sequential(path: str, indices: list[int], size: tuple[int, int]) -> np.
 
 def ours_cold(path: str, spec: FrameSpec) -> np.ndarray:
     """The harness, cold: no frame cache and no memoised probe (as in a fresh process)."""
-    probe_mod._memo.clear()
+    probe_mod.forget()
     return load_clip(VideoRef(path=path), spec).frames
 
 
@@ -176,9 +177,9 @@ def run(fast: bool = False) -> list[dict]:
             cold_last = (spec, t["ours"])
         spec, cold = cold_last
         with tempfile.TemporaryDirectory() as cache_dir:
-            cache = FrameCache(Path(cache_dir))
-            load_clip(VideoRef(path=path), spec, cache=cache)
-            warm, _ = _times({"warm": lambda: load_clip(VideoRef(path=path), spec, cache=cache)}, reps)
+            cache, hashes = FrameCache(Path(cache_dir)), HashStore()  # a run's frame cache and content hashes
+            load_clip(VideoRef(path=path), spec, cache=cache, hashes=hashes)
+            warm, _ = _times({"warm": lambda: load_clip(VideoRef(path=path), spec, cache=cache, hashes=hashes)}, reps)
         rows.append(
             {
                 "figure": f"frames warm: cache hit, {spec.count} frames at max side {side}",

@@ -20,7 +20,6 @@ from pathlib import Path
 from harness.config.run import RunConfig
 from harness.engine import generation as pipeline
 from harness.engine import runner
-from harness.frames import content_hash as media_hash
 from harness.frames import decoder_versions, probe
 from harness.plugins.loading import load_plugins
 from harness_builders.tempcloze.config import BuildConfig
@@ -75,8 +74,7 @@ class _PhaseClock:
 
 
 def _phase(cfg: RunConfig, state) -> tuple[float, dict]:
-    media_hash.forget()  # as in a fresh process: only the cache dir remembers
-    probe._memo.clear()
+    probe.forget()  # as in a fresh process: only the cache dir remembers (each run has its own HashStore)
     with _PhaseClock() as clock:
         out = runner.run(cfg, state)
     return clock.seconds, out.stats

@@ -98,7 +98,11 @@ def java_tokenize(captions: Sequence[str]) -> list[str]:
     return [" ".join(w for w in line.rstrip().split(" ") if w not in drop) for line in lines[: len(captions)]]
 
 
-_MEMO: dict[str, str] = {}
+#: Java's tokens of captions seen before (`tokenize_captions(..., memo=True)`), at most _MEMO_MAX, then
+#: emptied. A process-level store by necessity (tests/test_core_house.py allows it by name): a task's
+#: prepare_scoring fills it in one batch and its per-sample score reads it, and neither hook's signature
+#: carries a run object; what it holds is a function of the caption alone.
+_tokens: dict[str, str] = {}
 _MEMO_MAX = 200_000
 
 
@@ -117,12 +121,12 @@ def tokenize_captions(captions: Sequence[str], memo: bool = False) -> list[str]:
         return [ptb_tokenize(c) for c in captions]
     if not memo:
         return java_tokenize(list(captions))
-    missing = list(dict.fromkeys(c for c in captions if c not in _MEMO))
+    missing = list(dict.fromkeys(c for c in captions if c not in _tokens))
     if missing:
-        if len(_MEMO) + len(missing) > _MEMO_MAX:
-            _MEMO.clear()
-        _MEMO.update(zip(missing, java_tokenize(missing), strict=True))
-    return [_MEMO[c] for c in captions]
+        if len(_tokens) + len(missing) > _MEMO_MAX:
+            _tokens.clear()
+        _tokens.update(zip(missing, java_tokenize(missing), strict=True))
+    return [_tokens[c] for c in captions]
 
 
 def prefetch_tokens(captions: Sequence[str]) -> None:

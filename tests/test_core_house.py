@@ -332,3 +332,99 @@ def test_results_are_built_only_by_the_scoring_module():
     _check(found, set(), "results built outside harness.scoring.recording (build them there)")
     sample = ast.parse('r = {"schema_version": 2}\nr["task_results"] = {}\nother = {"task": 1}\n')
     assert len(_results_building(sample)) == 2
+
+
+# -- no module-global stores (issue 36 part 3) ---------------------------------------------------------------
+# Per-run state travels with the run (RunConfig, RunContext, the evaluator's HashStore), never in a module
+# global: a module-level name bound to a mutable container is a constant table, named UPPER_CASE and never
+# changed by a function; anything else fails, as does any `global` statement. Memos of a pure key are bounded
+# functools.lru_caches. The few process stores that cannot be otherwise are listed here with their reason.
+ALLOWED_MODULE_STORES = {
+    "harness/data/archives.py: _unpacked": "the folders this process unpacked: a fact of the process (the "
+    "harness wrote them), read by the media confinement check of every task's rows (is_unpacked)",
+    "metrics/ptb_java.py: _tokens": "Java's tokens per caption, filled by a task's prepare_scoring hook and "
+    "read by its score hook, neither of which is handed a run object; bounded (_MEMO_MAX)",
+}
+ALLOWED_TABLE_WRITES = {
+    "builders/cyclist/questions/functions.py: FUNCTIONS": "filled at import by the @_register decorator, "
+    "read-only once the module is loaded",
+}
+CONTAINER_CALLS = {"dict", "list", "set", "defaultdict", "OrderedDict", "Counter", "deque"}
+CONTAINERS = (ast.Dict, ast.List, ast.Set, ast.DictComp, ast.ListComp, ast.SetComp)
+MUTATORS = {"append", "extend", "insert", "add", "update", "setdefault", "pop", "popitem", "clear", "remove", "discard"}
+
+
+def _is_container(value: ast.AST) -> bool:
+    if isinstance(value, CONTAINERS):
+        return True
+    func = value.func if isinstance(value, ast.Call) else None
+    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+    return name in CONTAINER_CALLS
+
+
+def _is_constant_name(name: str) -> bool:
+    return name.lstrip("_").isupper() or (name.startswith("__") and name.endswith("__"))
+
+
+def _module_containers(body: list[ast.stmt]) -> Iterator[str]:
+    """Names bound to a mutable container when the module loads (top level, and in top-level if/try)."""
+    for node in body:
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None and _is_container(node.value):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            yield from (t.id for t in targets if isinstance(t, ast.Name))
+        elif isinstance(node, (ast.If, ast.Try)):
+            for block in (node.body, node.orelse, getattr(node, "finalbody", []), *(h.body for h in getattr(node, "handlers", []))):
+                yield from _module_containers(block)
+
+
+def _module_stores(tree: ast.Module) -> set[str]:
+    """Module-level containers not named as constants, and every `global` statement."""
+    found = {name for name in _module_containers(tree.body) if not _is_constant_name(name)}
+    found |= {f"global {', '.join(n.names)}" for n in ast.walk(tree) if isinstance(n, ast.Global)}
+    return found
+
+
+def _table_writes(tree: ast.Module) -> set[str]:
+    """UPPER_CASE module-level containers that a function changes (item writes, deletes, mutating calls)."""
+    tables = {name for name in _module_containers(tree.body) if _is_constant_name(name)}
+    found = set()
+    for _, fn in _functions(tree):
+        for node in ast.walk(fn):
+            targets = []
+            if isinstance(node, (ast.Assign, ast.Delete)):
+                targets = node.targets
+            elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+                targets = [node.target]
+            found |= {t.value.id for t in targets if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name)}
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MUTATORS:
+                if isinstance(node.func.value, ast.Name):
+                    found.add(node.func.value.id)
+    return found & tables
+
+
+def test_no_module_global_stores():
+    found = {f"{_rel(m)}: {name}" for m, tree in TREES.items() for name in _module_stores(tree)}
+    _check(
+        found,
+        set(ALLOWED_MODULE_STORES),
+        "module-level mutable stores or `global` statements (per-run state travels with the run: pass it; "
+        "a memo of a pure key is a bounded functools.lru_cache; a constant table is UPPER_CASE)",
+    )
+
+
+def test_constant_tables_are_not_changed_at_run_time():
+    found = {f"{_rel(m)}: {name}" for m, tree in TREES.items() for name in _table_writes(tree)}
+    _check(found, set(ALLOWED_TABLE_WRITES), "UPPER_CASE tables changed by a function (a store named as a constant)")
+
+
+def test_the_state_checks_see_what_they_look_for():
+    code = (
+        "import collections\nTABLE = {'a': 1}\nNAMES = [x for x in 'ab']\n__all__ = ['f']\n_memo = {}\n"
+        "cache: dict = dict()\ntry:\n    _seen = collections.OrderedDict()\nexcept ImportError:\n    pass\n"
+        "_lock = object()\nLIMIT = 3\n\ndef f(k):\n    global _lock\n    TABLE[k] = 2\n    NAMES.append(k)\n"
+        "    local = {}\n    local[k] = 1\n"
+    )
+    tree = ast.parse(code)
+    assert _module_stores(tree) == {"_memo", "cache", "_seen", "global _lock"}
+    assert _table_writes(tree) == {"TABLE", "NAMES"}
+    assert _table_writes(ast.parse("TABLE = {}\nTABLE['x'] = 1\n\ndef f():\n    return TABLE['x']\n")) == set()

@@ -1,6 +1,7 @@
-"""Hash once: content hashes are kept per file version in the cache dir's hash index, so a rerun reads no
-video to key its requests; first-time hashing runs in parallel threads with a progress bar; processes
-sharing a cache dir share hashes, and a damaged or torn index line is hashed again, never trusted."""
+"""Hash once: content hashes are kept per file version in the run's HashStore and the cache dir's hash index,
+so a rerun reads no video to key its requests; first-time hashing runs in parallel threads with a progress
+bar; processes sharing a cache dir share hashes, and a damaged or torn index line is hashed again, never
+trusted. Nothing is remembered process-wide: each store (each run) has its own."""
 
 from __future__ import annotations
 
@@ -12,21 +13,20 @@ import pytest
 from harness.api import media_identity
 from harness.cache import hash_index
 from harness.config.run import RunConfig
-from harness.engine.runner import run
+from harness.data.run_context import RunContext
+from harness.engine.evaluator import Evaluator
+from harness.engine.runner import build_task, load_model, run
+from harness.engine.sample import Instance
 from harness.frames import content_hash as media_hash
 from harness.frames import loader, probe
+from harness.frames.content_hash import HashStore, hash_files
 from harness.plugins.loading import load_plugins
 
 
 @pytest.fixture
-def fresh_memo(monkeypatch):
-    """As if in a new process: nothing remembered in memory (the on-disk index is what remains)."""
-    media_hash.set_store(None)
-    media_hash.forget()
-    monkeypatch.setattr(probe, "_memo", {})
-    yield
-    media_hash.set_store(None)
-    media_hash.forget()
+def fresh_memo():
+    """As if in a new process: no video probed yet (content hashes live in each run's own store)."""
+    probe.forget()
 
 
 def _entries(folder) -> list[list]:
@@ -52,8 +52,7 @@ def test_a_rerun_reads_no_video_to_key_its_requests(tmp_path, colors_root, with_
     assert first.stats["generated"] == 24
     assert len(_entries(tmp_path / "c" / "hashes")) == 12  # one entry per video version, in one log
     assert len(list((tmp_path / "c" / "hashes").iterdir())) == 1
-    media_hash.forget()
-    monkeypatch.setattr(probe, "_memo", {})
+    probe.forget()
     _forbid_reading(monkeypatch)
     again = run(cfg, load_plugins())
     assert again.stats == {"cache_hits": 24, "generated": 0, "clips_loaded": 0, "cache_rejected": 0}
@@ -61,16 +60,17 @@ def test_a_rerun_reads_no_video_to_key_its_requests(tmp_path, colors_root, with_
 
 
 def test_a_changed_or_damaged_entry_is_hashed_again(tmp_path, colors_root, fresh_memo, monkeypatch):
-    media_hash.set_store(tmp_path / "hashes")
+    store = HashStore(tmp_path / "hashes")
     video = tmp_path / "v.mp4"
     shutil.copy(colors_root / "colors" / "videos" / "test_000.mp4", video)
-    first = media_identity(video)
+    first = media_identity(video, store)
     other = colors_root / "colors" / "videos" / "test_001.mp4"
     shutil.copy(other, video)  # replaced in place: new size / mtime, new hash
     os.utime(video, ns=(1, 1))
-    assert media_identity(video) == media_identity(other) != first
+    assert media_identity(video, store) == media_identity(other, store) != first
     assert len(_entries(tmp_path / "hashes")) == 3  # 2 versions + other
-    media_hash.forget()
+    store.close()
+    store = HashStore(tmp_path / "hashes")  # a new run
     (log,) = (tmp_path / "hashes").glob("log-*.jsonl")
     lines = log.read_text().splitlines()
     damaged = [line.replace(line[-20:-14], "000000") for line in lines]  # digests changed: CRCs fail
@@ -78,12 +78,13 @@ def test_a_changed_or_damaged_entry_is_hashed_again(tmp_path, colors_root, fresh
     read = []
     real = media_hash._read_digest
     monkeypatch.setattr(media_hash, "_read_digest", lambda p, st: read.append(p) or real(p, st))
-    assert media_identity(video) == media_identity(other)  # damaged entries: recomputed, not trusted
+    assert media_identity(video, store) == media_identity(other, store)  # damaged entries: recomputed, not trusted
     assert len(read) == 2
+    store.close()
 
 
 def test_first_time_hashing_is_parallel_with_a_progress_bar(tmp_path, colors_root, fresh_memo, capsys, monkeypatch):
-    media_hash.set_store(tmp_path / "hashes")
+    store = HashStore(tmp_path / "hashes")
     videos = sorted((colors_root / "colors" / "videos").glob("*.mp4"))
     threads = set()
     real = media_hash._read_digest
@@ -95,14 +96,15 @@ def test_first_time_hashing_is_parallel_with_a_progress_bar(tmp_path, colors_roo
         return real(path, st)
 
     monkeypatch.setattr(media_hash, "_read_digest", spy)
-    digests = media_hash.hash_files([*videos, *videos], workers=4, progress=True)
+    digests = hash_files([*videos, *videos], store, workers=4, progress=True)
     assert sorted(digests) == sorted(map(str, videos))
     assert "hashing videos" in capsys.readouterr().err
     assert len(threads) > 1 and threading_is_not_main(threads)
     threads.clear()
-    assert media_hash.hash_files(videos, workers=4) == digests  # all known now: nothing read
+    assert hash_files(videos, store, workers=4) == digests  # all known now: nothing read
     assert not threads
-    assert all(media_identity(v) == digests[str(v)] for v in videos)
+    assert all(media_identity(v, store) == digests[str(v)] for v in videos)
+    store.close()
 
 
 def threading_is_not_main(idents) -> bool:
@@ -152,9 +154,57 @@ def test_many_logs_are_folded_into_one(tmp_path):
     assert all(fresh.get(("v", i)) == f"{i:032x}" for i in range(hash_index.COMPACT_AT + 3))
 
 
-def test_a_read_only_cache_dir_keeps_hashes_in_memory(tmp_path, colors_root, fresh_memo):
-    store = tmp_path / "hashes"
-    store.write_text("a file where the folder should be")  # the index cannot be written
-    media_hash.set_store(store)
+def test_a_read_only_cache_dir_keeps_hashes_in_memory(tmp_path, colors_root, fresh_memo, monkeypatch):
+    folder = tmp_path / "hashes"
+    folder.write_text("a file where the folder should be")  # the index cannot be written
+    store = HashStore(folder)
     video = colors_root / "colors" / "videos" / "test_000.mp4"
+    read = []
+    real = media_hash._read_digest
+    monkeypatch.setattr(media_hash, "_read_digest", lambda p, st: read.append(p) or real(p, st))
+    assert media_identity(video, store) == media_identity(video, store)
+    assert len(read) == 1  # remembered in memory
+
+
+def test_two_runs_alive_in_one_process_each_fill_their_own_index(tmp_path, colors_root):
+    """Two runs' stores open at once (a grid worker, two evaluate() calls; before, the last run to start
+    named the one process-wide index): each run's hashes go to its own cache dir's index."""
+    videos = sorted((colors_root / "colors" / "videos").glob("*.mp4"))[:3]
+    with HashStore(tmp_path / "a") as a, HashStore(tmp_path / "b") as b:
+        hash_files(videos, a)
+        hash_files(videos[:1], b)
+        assert media_identity(videos[1], a) == hash_files(videos[1:2], b)[str(videos[1])]
+    assert len(_entries(tmp_path / "a")) == 3
+    assert len(_entries(tmp_path / "b")) == 2  # its own two, hashed again: a's memory is a's
+
+
+def test_without_a_store_nothing_is_remembered_in_the_process(tmp_path, colors_root, monkeypatch):
+    video = colors_root / "colors" / "videos" / "test_000.mp4"
+    read = []
+    real = media_hash._read_digest
+    monkeypatch.setattr(media_hash, "_read_digest", lambda p, st: read.append(p) or real(p, st))
     assert media_identity(video) == media_identity(video)
+    assert len(read) == 2  # hashed each time: no module-global memo holds it
+    store = HashStore()  # in memory only (--no_cache)
+    assert media_identity(video, store) == media_identity(video, store) == media_identity(video)
+    assert len(read) == 4 and not list(tmp_path.iterdir())
+
+
+def test_two_evaluators_alive_at_once_each_key_into_their_own_cache_dir(tmp_path, colors_root, with_plugin):
+    """Before, the evaluator made last named the one process-wide index: the first one's hashes went there."""
+    state = load_plugins()
+
+    def evaluator(name: str) -> tuple[Evaluator, list[Instance]]:
+        cfg = RunConfig(tasks=["colors_qa"], model="oracle", data=colors_root, cache_dir=tmp_path / name, progress=False)
+        task = build_task(state, "colors_qa", cfg.data, cfg.cache_dir, RunContext(progress=False))
+        split = task.load_split(cfg.data, None)
+        task = task.with_split(split)
+        ev = Evaluator(cfg, load_model(state, "oracle", {}, [task]), [task])
+        return ev, [Instance(i, task, d) for i, d in enumerate(split.docs)]
+
+    (a, on_a), (b, on_b) = evaluator("a"), evaluator("b")
+    a.run_instances(on_a)
+    assert a.stats["generated"] == 24 and len(_entries(tmp_path / "a" / "hashes")) == 12
+    assert not (tmp_path / "b" / "hashes").exists()
+    b.run_instances(on_b)
+    assert b.stats["generated"] == 24 and len(_entries(tmp_path / "b" / "hashes")) == 12

@@ -31,6 +31,7 @@ from grid_helpers import (
 from conftest import harness_env, run_harness, run_in, without_packages
 from harness.cli.main import main as harness_main
 from harness.grid.cells import build_cells
+from harness.grid.progress import ThrottledReport
 from harness.grid.spec import load_grid, parse_grid
 from harness.grid.worker import run_job
 from harness.plugins.loading import load_plugins
@@ -278,8 +279,15 @@ def test_a_grid_of_a_tiny_hf_model_equals_its_single_runs(world, tmp_path):
 
 
 def test_a_running_cell_reports_its_progress(world, with_plugin, tmp_path, monkeypatch):
-    written = []
-    monkeypatch.setattr("harness.grid.worker.write_status", lambda out, cell_id, status: written.append(status))
+    """The cell's run carries its reporter (RunConfig.on_progress): tqdm is never patched, so another run or
+    bar in the worker's process is not counted as the cell's."""
+    written, patched = [], []
+
+    def status(out, cell_id, status):
+        written.append(status)
+        patched.append(tqdm.tqdm is not tqdm.std.tqdm)
+
+    monkeypatch.setattr("harness.grid.worker.write_status", status)
     monkeypatch.setattr("harness.grid.progress.REPORT_SECONDS", 0.0)
     grid = load_grid(_grid(world, tmp_path, [{"model": "counting"}], ["colors_local"], limit=3))
     (cell,) = build_cells(grid, load_plugins(grid.include_path))
@@ -287,4 +295,13 @@ def test_a_running_cell_reports_its_progress(world, with_plugin, tmp_path, monke
     progress = [s.get("progress") for s in written if s["status"] == "running"]
     assert progress == [None, "1/3 samples generated", "2/3 samples generated", "3/3 samples generated"]
     assert written[-1]["status"] == "done"
-    assert tqdm.tqdm is tqdm.std.tqdm  # outside a cell the evaluator's bar is tqdm's own again
+    assert not any(patched)  # while the cell ran too
+
+
+def test_a_cells_progress_is_written_at_most_every_few_seconds(monkeypatch):
+    sent = []
+    monkeypatch.setattr("harness.grid.progress.REPORT_SECONDS", 3600.0)
+    report = ThrottledReport(lambda done, total: sent.append(f"{done}/{total}"))
+    for done in range(1, 6):
+        report(done, 5)
+    assert sent == ["1/5", "5/5"]  # the first, then nothing within the interval but the last

@@ -12,17 +12,18 @@ import json
 from typing import Any, Optional
 
 from harness.contract.messages import ImagePart, Message, TextPart, VideoPart
-from harness.frames.content_hash import media_identity
+from harness.frames.content_hash import HashStore, media_identity
 from harness.frames.spec import FrameSpec
 
 KEY_VERSION = 1
 
 
 def canonical_messages(
-    messages: list[Message], identities: Optional[dict[str, str]] = None
+    messages: list[Message], identities: Optional[dict[str, str]] = None, hashes: Optional[HashStore] = None
 ) -> list[dict[str, Any]]:
     """Messages as plain data with media replaced by content identities (raises on missing files);
-    `identities`: path -> content identity already known for this run (`media_hash.hash_files`)."""
+    `identities`: path -> content identity already known for this run (`content_hash.hash_files`); a path not
+    in it is hashed through `hashes`, the run's HashStore (None: hashed now, remembered nowhere)."""
     identities = identities or {}
     out = []
     for m in messages:
@@ -31,7 +32,7 @@ def canonical_messages(
             if isinstance(p, TextPart):
                 parts.append({"text": p.text})
             elif isinstance(p, VideoPart):
-                video = identities.get(p.ref.path) or media_identity(p.ref.path)
+                video = identities.get(p.ref.path) or media_identity(p.ref.path, hashes)
                 part = {"video": video, "segments": p.ref.clip_key(), "label": p.label}
                 if (
                     p.spec is not None
@@ -54,13 +55,14 @@ def response_key(
     decoder: str,
     hints: dict[str, Any] | None = None,
     identities: Optional[dict[str, str]] = None,
+    hashes: Optional[HashStore] = None,
 ) -> str:
-    """The sha256 key of one request (`identities`: see `canonical_messages`)."""
+    """The sha256 key of one request (`identities`, `hashes`: see `canonical_messages`)."""
     payload = {
         "v": KEY_VERSION,
         "model": model_identity,
         "gen": gen_kwargs,
-        "messages": canonical_messages(messages, identities),
+        "messages": canonical_messages(messages, identities, hashes),
         "frames": frame_spec.canonical() if frame_spec is not None else None,
         "decoder": decoder,
         "hints": hints,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Union
@@ -94,6 +95,9 @@ class RunConfig:
     max_error_rate: float = 0.0
     gen_kwargs: dict[str, Any] = field(default_factory=dict)
     progress: bool = True
+    #: not a flag: called as on_progress(done, total) while the model answers the run's samples (a grid
+    #: worker's cell status, harness.engine.progress); the run's own, so nothing is patched process-wide
+    on_progress: Optional[Callable[[int, int], None]] = field(default=None, compare=False, repr=False)
     allow_external_symlinks: bool = False
 
     def __post_init__(self) -> None:

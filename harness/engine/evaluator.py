@@ -34,10 +34,11 @@ from harness.engine.frame_feed import (
     video_parts,
 )
 from harness.engine.generation import Generation, GenerationPipeline
+from harness.engine.progress import SampleProgress
 from harness.engine.sample import Instance, SampleFrames, SampleRecord, sample_error
 from harness.errors import HarnessError, HookContractError, StrictModeError
 from harness.frames import FrameCache, MediaError, decoder_identity, load_clip
-from harness.frames import content_hash as media_hash
+from harness.frames.content_hash import HashStore, hash_files
 from harness.frames.spec import FrameSpec
 from harness.scoring.recording import score_recorded, unusable_answer
 
@@ -63,7 +64,7 @@ class Evaluator:
         cache_dir = Path(cfg.cache_dir) if cfg.cache_dir else default_cache_dir()
         self.responses = None if cfg.no_cache else ResponseCache(cache_dir / "responses.sqlite")
         self.frames = None if cfg.no_cache else FrameCache(cache_dir / "frames")
-        media_hash.set_store(None if cfg.no_cache else cache_dir / "hashes")  # content hashes, kept
+        self.hashes = HashStore(None if cfg.no_cache else cache_dir / "hashes")  # this run's content hashes
         self.stats = {"cache_hits": 0, "generated": 0, "clips_loaded": 0, "cache_rejected": 0}
         self._sample_frames: dict[tuple[str, int], SampleFrames] = {}
 
@@ -121,12 +122,12 @@ class Evaluator:
 
     def key(self, inst: Instance, identities: Optional[dict[str, str]] = None) -> None:
         """The response-cache key of a prepared instance (each video's content hash: from `identities`,
-        what `media_hash.hash_files` just returned, else looked up)."""
+        what `hash_files` just returned, else through the run's HashStore)."""
         req = inst.request
         try:
             inst.key = response_key(
                 self.model.identity(), req.gen_kwargs, req.messages, inst.spec, inst.frames.decoder,
-                req.hints or None, identities,
+                req.hints or None, identities, self.hashes,
             )  # fmt: skip
         except MEDIA_ERRORS as exc:
             inst.error = sample_error("media", exc)
@@ -140,7 +141,7 @@ class Evaluator:
         try:
             for n, (part, spec) in enumerate(video_parts(inst)):
                 if feed is None:
-                    clip = load_clip(part.ref, spec, cache=self.frames)
+                    clip = load_clip(part.ref, spec, cache=self.frames, hashes=self.hashes)
                 else:
                     clip = feed.load(inst, n, part.ref, spec)
                 clips.append(clip)
@@ -181,7 +182,7 @@ class Evaluator:
             self.prepare(inst, key=False)
             self.check_strict(inst)  # --strict stops before the first model call
         videos = [p.ref.path for i in instances if i.error is None for p, _ in video_parts(i)]
-        identities = media_hash.hash_files(videos, progress=self.cfg.progress)  # new ones in parallel, once
+        identities = hash_files(videos, self.hashes, progress=self.cfg.progress)  # new ones in parallel, once
         for inst in instances:
             if inst.error is None:
                 self.key(inst, identities)
@@ -204,12 +205,14 @@ class Evaluator:
             disable=not self.cfg.progress or not todo,
             leave=False,
         )
-        feed = FrameFeed(self.frames, decode_workers(), shared_frames_bytes(), decode_bytes())
+        bar = SampleProgress(bar, len(todo), self.cfg.on_progress)  # and the run's reporter (a grid cell's)
+        feed = FrameFeed(self.frames, decode_workers(), shared_frames_bytes(), decode_bytes(), self.hashes)
         try:
             GenerationPipeline(self._generation(), bar, feed).run(todo)
         finally:
             feed.close()
             bar.close()
+            self.hashes.close()  # all keying and decoding is done: the index's log is closed
         self.stats["clips_loaded"] += feed.clips.stats["decoded"]  # decoded, or read from the frame cache
         self.stats["cache_rejected"] = self.responses.rejected if self.responses is not None else 0
 

@@ -25,6 +25,7 @@ from harness.engine.sample import Instance
 from harness.errors import ConfigError
 from harness.frames import FrameCache, MediaError, load_clip
 from harness.frames.clip import DecodedClip
+from harness.frames.content_hash import HashStore
 from harness.frames.gate import DecodeGate, usable_cores
 from harness.frames.loader import clip_key
 from harness.frames.shared import SharedClips
@@ -87,12 +88,19 @@ def feed_order(instances: list[Instance]) -> list[Instance]:
 
 
 class FrameFeed:
-    """Decoding for one generation phase: clip keys, the feed order, the decode pool and the shared clips."""
+    """Decoding for one generation phase: clip keys, the feed order, the decode pool and the shared clips
+    (`hashes`: the run's content hashes, which the clip keys are made from)."""
 
     def __init__(
-        self, cache: Optional[FrameCache], workers: int, keep_bytes: int, decode_budget: int = DECODE_MB << 20
+        self,
+        cache: Optional[FrameCache],
+        workers: int,
+        keep_bytes: int,
+        decode_budget: int = DECODE_MB << 20,
+        hashes: Optional[HashStore] = None,
     ) -> None:
         self.cache = cache
+        self.hashes = hashes
         self.workers = workers
         self.sharing = keep_bytes > 0
         self.pool = ThreadPoolExecutor(workers, thread_name_prefix="decode") if workers else None
@@ -122,7 +130,7 @@ class FrameFeed:
 
     def _key(self, inst: Instance, n: int, ref, spec: FrameSpec) -> Optional[str]:
         try:
-            key = clip_key(ref, spec)
+            key = clip_key(ref, spec, self.hashes)
         except (MediaError, OSError, RuntimeError):  # decoding will report it, with the sample
             return None
         return key if self.sharing else f"{key}/{inst.index}/{n}"  # unshared: one clip per sample part
@@ -145,7 +153,7 @@ class FrameFeed:
         """Part `n` of the instance: from the shared clips (decoded, or waited for) when it has a key."""
         key = inst.clip_keys[n] if inst.clip_keys and n < len(inst.clip_keys) else None
         if key is None:
-            return load_clip(ref, spec, cache=self.cache)
+            return load_clip(ref, spec, cache=self.cache, hashes=self.hashes)
         self.claim(inst)
         self._open[id(inst)].discard(n)
         return self.clips.collect(key)
@@ -167,7 +175,8 @@ class FrameFeed:
         def load() -> DecodedClip:
             self.gate.begin(rank)
             try:
-                return load_clip(ref, spec, cache=self.cache, admit=partial(self.gate.admit, rank=rank))
+                admit = partial(self.gate.admit, rank=rank)
+                return load_clip(ref, spec, cache=self.cache, admit=admit, hashes=self.hashes)
             finally:
                 self.gate.end(rank)
 

@@ -1,12 +1,15 @@
-"""Content hashes of videos, computed once: a rerun reads no video to key its requests.
+"""Content hashes of videos, computed once per run: a rerun reads no video to key its requests.
 
 A video's identity is the sha256 of its bytes (a folder of frame images: `harness.frames.folder.
-folder_identity`, its frames' names and bytes in frame order). Hashes are remembered per file version,
-(path, device, inode, size, modification time), in memory and, once `set_store(folder)` names a folder (the
-evaluator uses `<cache_dir>/hashes`), on disk in the hash index (`harness.cache.hash_index`): one append-only
-log per process, read once per run. `hash_files` hashes the videos not yet known in parallel (hashlib
-releases the GIL) with a progress bar, before the first request is keyed, and hands back every digest so
-keying stats each video once.
+folder_identity`, its frames' names and bytes in frame order). A run remembers hashes in its `HashStore`, per
+file version (path, device, inode, size, modification time): in memory and, when the store names a folder
+(the evaluator's is `<cache_dir>/hashes`, none with --no_cache), on disk in the hash index
+(`harness.cache.hash_index`): one append-only log per process, read once per run. The store is made by the
+run and passed to what keys media (`hash_files`, `media_identity`, `harness.frames.loader.clip_key`,
+`harness.cache.keys.response_key`), so two runs in one process (a grid worker's cells, two `evaluate()`
+calls) each fill their own cache dir's index; nothing here is module-global. `hash_files` hashes the videos
+not yet known in parallel (hashlib releases the GIL) with a progress bar, before the first request is keyed,
+and hands back every digest so keying stats each video once.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import threading
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 from harness.cache.hash_index import HashIndex
 from harness.frames.errors import MediaError
@@ -30,29 +33,65 @@ log = logging.getLogger("harness.data.media")
 
 HASH_VERSION = 1  # bump when what is hashed changes
 _DIGEST_LEN = 32
-_memo: dict[tuple, str] = {}
-_lock = threading.Lock()
-_index: Optional[HashIndex] = None
 
 
-def set_store(folder: Optional[Path | str]) -> None:
-    """Remember hashes on disk under `folder` from now on (None: in memory only, e.g. with --no_cache)."""
-    global _index
-    if _index is not None and folder is not None and _index.folder == Path(folder):
-        return
-    if _index is not None:
-        _index.close()
-    _index = HashIndex(Path(folder), HASH_VERSION) if folder is not None else None
-    with _lock:  # what memory holds came from (or went to) another store: a new one starts from its own index
-        _memo.clear()
+def _valid(digest: str) -> bool:
+    return len(digest) == _DIGEST_LEN and all(c in "0123456789abcdef" for c in digest)
 
 
-def forget() -> None:
-    """Drop what this process remembers (as in a new process: only the on-disk index remains)."""
-    with _lock:
-        _memo.clear()
-        if _index is not None:
-            _index.forget()
+class HashStore:
+    """The content hashes one run remembers: in memory, and under `folder` (None: memory only, e.g. with
+    --no_cache) in the on-disk hash index another process or a later run reads. Close it when the run ends
+    (a later hash reopens the index's log)."""
+
+    def __init__(self, folder: Optional[Path | str] = None) -> None:
+        self.folder = Path(folder) if folder is not None else None
+        self._index = HashIndex(self.folder, HASH_VERSION) if self.folder is not None else None
+        self._memo: dict[tuple, str] = {}
+        self._lock = threading.Lock()
+
+    def known(self, key: tuple, refresh: bool = False) -> Optional[str]:
+        """The remembered hash of a file version (memory, then the on-disk index), or None. `refresh`: on a
+        miss, first read what other processes added to the index since it was loaded."""
+        hit = self._memo.get(key)
+        if hit is not None or self._index is None:
+            return hit
+        digest = self._index.get(key, refresh=refresh)
+        if digest is None or not _valid(digest):
+            return None
+        with self._lock:
+            self._memo[key] = digest
+        return digest
+
+    def remember(self, key: tuple, digest: str) -> None:
+        """Keep a file version's hash in memory and in the index (a read-only index: in memory only)."""
+        with self._lock:
+            self._memo[key] = digest
+        if self._index is not None:
+            self._index.add(key, digest)
+
+    def refresh(self) -> None:
+        """Read what other processes added to the index since it was loaded."""
+        if self._index is not None:
+            self._index.refresh()
+
+    def forget(self) -> None:
+        """Drop what is held in memory (as in a new process: only the on-disk index remains)."""
+        with self._lock:
+            self._memo.clear()
+            if self._index is not None:
+                self._index.forget()
+
+    def close(self) -> None:
+        """Close this process's index log (the run has ended)."""
+        if self._index is not None:
+            self._index.close()
+
+    def __enter__(self) -> HashStore:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
 
 
 def version_key(path: str | os.PathLike, st: os.stat_result) -> tuple:
@@ -68,31 +107,6 @@ def version_key(path: str | os.PathLike, st: os.stat_result) -> tuple:
     return key
 
 
-def _valid(digest: str) -> bool:
-    return len(digest) == _DIGEST_LEN and all(c in "0123456789abcdef" for c in digest)
-
-
-def known_digest(key: tuple, refresh: bool = False) -> Optional[str]:
-    """The remembered hash of a file version (memory, then the on-disk index), or None. `refresh`: on a
-    miss, first read what other processes added to the index since it was loaded."""
-    hit = _memo.get(key)
-    if hit is not None or _index is None:
-        return hit
-    digest = _index.get(key, refresh=refresh)
-    if digest is None or not _valid(digest):
-        return None
-    with _lock:
-        _memo[key] = digest
-    return digest
-
-
-def _remember(key: tuple, digest: str) -> None:
-    with _lock:
-        _memo[key] = digest
-    if _index is not None:
-        _index.add(key, digest)
-
-
 def _read_digest(path: Path, st: os.stat_result) -> str:
     if stat.S_ISDIR(st.st_mode):
         return folder_identity(path)  # frames' names and bytes, in frame order
@@ -103,40 +117,48 @@ def _read_digest(path: Path, st: os.stat_result) -> str:
     return h.hexdigest()[:_DIGEST_LEN]
 
 
-def _digest(path: str, st: os.stat_result, refresh: bool) -> str:
+def _digest(path: str, st: os.stat_result, store: Optional[HashStore], refresh: bool) -> str:
     try:
+        if store is None:
+            return _read_digest(Path(path), st)
         key = version_key(path, st)
-        digest = known_digest(key, refresh=refresh)
+        digest = store.known(key, refresh=refresh)
         if digest is None:
             digest = _read_digest(Path(path), st)
-            _remember(key, digest)
+            store.remember(key, digest)
     except OSError as exc:
         raise MediaError(Path(path), "unreadable", f"{type(exc).__name__}: {exc.strerror or exc}") from None
     return digest
 
 
-def media_identity(path: str | os.PathLike) -> str:
-    """The content identity of a video file or frame folder: sha256 of its bytes, read once per file version.
+def media_identity(path: str | os.PathLike, store: Optional[HashStore] = None) -> str:
+    """The content identity of a video file or frame folder: sha256 of its bytes (with `store`: read once per
+    file version, remembered there; another process's hashes in its index are picked up).
 
     Content rather than path, so a moved file keeps its cache entries and a replaced file never serves
     stale ones. Raises MediaError (missing, not_a_file, empty, unreadable) before opening anything that is not a
     readable regular file or frame folder, so a FIFO never blocks and a directory never crashes.
     """
     p = os.fspath(path)
-    return _digest(p, check_file(p), refresh=True)
+    return _digest(p, check_file(p), store, refresh=True)
 
 
 def hash_files(
-    paths: Iterable[str | os.PathLike], workers: Optional[int] = None, progress: bool = False
+    paths: Iterable[str | os.PathLike],
+    store: Optional[HashStore] = None,
+    workers: Optional[int] = None,
+    progress: bool = False,
 ) -> dict[str, str]:
-    """The content hash of every distinct readable path, hashing those not yet known in parallel threads
-    with a progress bar. Unreadable paths are left out (keying the request reports them as media errors)."""
+    """The content hash of every distinct readable path, hashing those `store` does not know yet in parallel
+    threads with a progress bar (and remembering them there; None: a store for this call only). Unreadable
+    paths are left out (keying the request reports them as media errors)."""
+    store = store if store is not None else HashStore()
     out: dict[str, str] = {}
     todo: list[tuple[str, os.stat_result]] = []
     for p in dict.fromkeys(os.fspath(x) for x in paths):
         try:
             st = check_file(p)
-            digest = known_digest(version_key(p, st))
+            digest = store.known(version_key(p, st))
         except (MediaError, OSError):
             continue
         if digest is None:
@@ -145,8 +167,7 @@ def hash_files(
             out[p] = digest
     if not todo:
         return out
-    if _index is not None:
-        _index.refresh()  # another process may have hashed them meanwhile
+    store.refresh()  # another process may have hashed them meanwhile
     from tqdm import tqdm
 
     workers = workers or min(8, os.cpu_count() or 1, len(todo))
@@ -154,7 +175,7 @@ def hash_files(
 
     def one(item: tuple[str, os.stat_result]) -> None:
         try:
-            out[item[0]] = _digest(item[0], item[1], refresh=False)
+            out[item[0]] = _digest(item[0], item[1], store, refresh=False)
         except MediaError:
             pass
         bar.update(1)

@@ -7,15 +7,17 @@ frame rate of its own: it comes from the row (`VideoRef.fps`) or is `DEFAULT_FOL
 another size is a corrupt video. Frames are decoded with PyAV (FFmpeg's image decoders) and scaled by the
 same bilinear filter graph as video frames, so a folder and its MP4 encoding go through the same scaler.
 The content identity hashes every frame file's name and bytes, so a renamed, replaced or added frame
-changes it.
+changes it. A folder's probe and identity are memoised per listing (frame names, sizes, mtimes) by bounded
+`functools.lru_cache`s (the last `_MEMO_MAX`): a listing's answer never changes, so runs in one process may
+share them, and the bound keeps a long grid worker's memory flat (`forget()` drops them).
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
@@ -30,10 +32,7 @@ FRAME_SUFFIXES = (".jpg", ".jpeg", ".png")
 DEFAULT_FOLDER_FPS = 24.0  # DAVIS 2017 sequences are 24 fps
 FOLDER_DECODER = "frame-folder"
 
-_memo: dict[tuple, FolderIndex] = {}
-_identity_memo: dict[tuple, str] = {}
-_lock = threading.Lock()
-_MEMO_MAX = 512
+_MEMO_MAX = 512  # folder listings whose probe (and, apart, identity) is kept
 
 
 def _natural_key(name: str) -> tuple:
@@ -93,13 +92,13 @@ def _open_first_frame(path: Path):
 
 def index_folder(path: str | os.PathLike, fps: Optional[float] = None) -> FolderIndex:
     """Probe a frame folder (memoised on its listing): frame count, size (first frame), the given rate."""
-    p = Path(path)
-    files, key = _listing(p)
-    rate = float(fps) if fps else DEFAULT_FOLDER_FPS
-    with _lock:
-        hit = _memo.get((key, rate))
-    if hit is not None:
-        return hit
+    files, key = _listing(Path(path))
+    return _index_listing(tuple(files), key, float(fps) if fps else DEFAULT_FOLDER_FPS)
+
+
+@functools.lru_cache(maxsize=_MEMO_MAX)
+def _index_listing(files: tuple[Path, ...], key: tuple, rate: float) -> FolderIndex:
+    """The probe of one listing (`key`: resolved folder, each frame's name, size and mtime) at `rate`."""
     first = _open_first_frame(files[0])
     codec = "png" if files[0].suffix.lower() == ".png" else "mjpeg"
     info = VideoInfo(
@@ -110,12 +109,7 @@ def index_folder(path: str | os.PathLike, fps: Optional[float] = None) -> Folder
         duration=len(files) / rate,
         codec=f"{FOLDER_DECODER}:{codec}",
     )
-    index = FolderIndex(files=tuple(files), info=info)
-    with _lock:
-        if len(_memo) >= _MEMO_MAX:
-            _memo.clear()
-        _memo[(key, rate)] = index
-    return index
+    return FolderIndex(files=files, info=info)
 
 
 def decode_folder(index: FolderIndex, wanted: list[int], size: tuple[int, int]) -> np.ndarray:
@@ -138,12 +132,13 @@ def decode_folder(index: FolderIndex, wanted: list[int], size: tuple[int, int]) 
 
 def folder_identity(path: str | os.PathLike) -> str:
     """Content identity of a frame folder: sha256 over each frame's name and bytes, in frame order."""
-    p = Path(path)
-    files, key = _listing(p)
-    with _lock:
-        hit = _identity_memo.get(key)
-    if hit:
-        return hit
+    files, key = _listing(Path(path))
+    return _listing_identity(tuple(files), key)
+
+
+@functools.lru_cache(maxsize=_MEMO_MAX)
+def _listing_identity(files: tuple[Path, ...], key: tuple) -> str:
+    """The identity of one listing (`key`: see `_index_listing`), read from `files`."""
     h = hashlib.sha256(b"frame-folder\0")
     for f in files:
         h.update(f.name.encode() + b"\0")
@@ -151,12 +146,13 @@ def folder_identity(path: str | os.PathLike) -> str:
             for chunk in iter(lambda fh=fh: fh.read(1 << 20), b""):
                 h.update(chunk)
         h.update(b"\0")
-    digest = h.hexdigest()[:32]
-    with _lock:
-        if len(_identity_memo) >= _MEMO_MAX:
-            _identity_memo.clear()
-        _identity_memo[key] = digest
-    return digest
+    return h.hexdigest()[:32]
+
+
+def forget() -> None:
+    """Drop the memoised probes and identities of frame folders (as in a new process)."""
+    _index_listing.cache_clear()
+    _listing_identity.cache_clear()
 
 
 def folder_decoder_version() -> str:

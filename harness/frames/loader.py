@@ -20,7 +20,7 @@ import numpy as np
 
 from harness.frames.cache import FrameCache, frame_cache_key
 from harness.frames.clip import DecodedClip
-from harness.frames.content_hash import media_identity
+from harness.frames.content_hash import HashStore, media_identity
 from harness.frames.decord_decoder import decode_decord, decord_available
 from harness.frames.errors import MediaError
 from harness.frames.folder import decode_folder, folder_decoder_version, index_folder, is_frame_folder
@@ -131,43 +131,49 @@ def decode_frames(
     return _decode("pyav", path, index, wanted, size, threads), versions["pyav"]
 
 
-def clip_key(ref: ClipRef, spec: FrameSpec) -> str:
+def clip_key(ref: ClipRef, spec: FrameSpec, hashes: Optional[HashStore] = None) -> str:
     """The identity of the clip `spec` picks from `ref`: its frame-cache key (content identity, segments,
-    spec, decoder versions), used on disk and for sharing decoded clips within a run. Raises MediaError
-    for a video that cannot be read."""
+    spec, decoder versions), used on disk and for sharing decoded clips within a run (`hashes`: the run's
+    content hashes, so the video is read once; None: hashed now). Raises MediaError for a video that cannot
+    be read."""
     folder = is_frame_folder(ref.path)
     if not folder:
         check_file(ref.path)
     version = folder_decoder_version() if folder else decoder_version_for(spec)
-    return frame_cache_key(media_identity(ref.path), ref, spec, version)
+    return frame_cache_key(media_identity(ref.path, hashes), ref, spec, version)
 
 
 def load_clip(
-    ref: ClipRef, spec: FrameSpec, cache: Optional[FrameCache] = None, admit: Optional[Admit] = None
+    ref: ClipRef,
+    spec: FrameSpec,
+    cache: Optional[FrameCache] = None,
+    admit: Optional[Admit] = None,
+    hashes: Optional[HashStore] = None,
 ) -> DecodedClip:
     """Decode the frames `spec` picks from `ref` (a file or a virtual clip), using `cache` when given.
 
     A cache hit needs no probe and no decoder: the key is the file's content identity, the segments,
     the spec and the decoder versions. `admit(nbytes)`, when given, is entered around the decoding itself
     with the bytes the decoded frames will take and gives the decoder's thread count (None: its default);
-    harness.frames.gate uses it to bound how much is decoded at once.
+    harness.frames.gate uses it to bound how much is decoded at once. `hashes`: the run's content hashes
+    the cache key is made from (see `clip_key`).
     Raises MediaError (naming the file and a reason tag) for a missing, empty, truncated, corrupt or
     undecodable video, or segments that select no frame of it.
     """
     try:
-        return _load_clip(ref, spec, cache, admit)
+        return _load_clip(ref, spec, cache, admit, hashes)
     except OSError as exc:  # any I/O failure on the media is a counted media error, never a crash
         raise MediaError(ref.path, "unreadable", f"{type(exc).__name__}: {exc}") from None
 
 
 def _load_clip(
-    ref: ClipRef, spec: FrameSpec, cache: Optional[FrameCache], admit: Optional[Admit]
+    ref: ClipRef, spec: FrameSpec, cache: Optional[FrameCache], admit: Optional[Admit], hashes: Optional[HashStore]
 ) -> DecodedClip:
     path = ref.path
     folder = is_frame_folder(path)  # a directory of frame images is a video (harness/frames/folder.py)
     key = None
     if cache is not None:
-        key = clip_key(ref, spec)
+        key = clip_key(ref, spec, hashes)
         hit = cache.get(key)
         if hit is not None:
             log.debug("frames %s: cache hit, indices %s", path, hit.indices)

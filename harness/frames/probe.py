@@ -1,17 +1,21 @@
 """Probing a video: frame count, rate, size, codec and a packet index (timestamps, keyframes).
 
 The index comes from demuxing without decoding (cheap), like decord's, so frame i is the i-th frame in
-presentation order for both decoders. Results are memoised per file version (path, size, mtime, inode).
+presentation order for both decoders. Results are memoised per file version (path, size, mtime, inode) by a
+bounded `functools.lru_cache` (the last `_MEMO_MAX` versions): a version's index never changes, so it is
+safe to share between runs in one process, and the bound keeps a long grid worker's memory flat (no
+module-level dict that grows; `forget()` drops them, as in a new process).
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import stat
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.frames import folder
 from harness.frames.errors import MediaError
 from harness.frames.folder import index_folder, is_frame_folder
 from harness.frames.info import VideoInfo
@@ -35,9 +39,7 @@ class VideoIndex:
         return (self.pts[index] - self.start_pts) * self.time_base
 
 
-_memo: dict[tuple, VideoIndex] = {}
-_memo_lock = threading.Lock()
-_MEMO_MAX = 512
+_MEMO_MAX = 512  # file versions whose index is kept
 
 
 _NOT_A_FILE = (
@@ -119,20 +121,23 @@ def _stream_fps(stream, pts_list: list[int], time_base: float) -> float:
 
 
 def index_video(path: str | os.PathLike) -> VideoIndex:
-    """Probe `path` and index its video packets (memoised); raises MediaError for unreadable files."""
-    import av
-
+    """Probe `path` and index its video packets (memoised per file version); raises MediaError for
+    unreadable files."""
     p = Path(path)
     st = check_file(p)
-    key = (str(p.resolve()), st.st_size, st.st_mtime_ns, st.st_ino)
-    with _memo_lock:
-        hit = _memo.get(key)
-    if hit is not None:
-        return hit
+    return _index_version(p, (str(p.resolve()), st.st_size, st.st_mtime_ns, st.st_ino))
+
+
+@functools.lru_cache(maxsize=_MEMO_MAX)
+def _index_version(p: Path, version: tuple) -> VideoIndex:
+    """The index of one file version (`version`: resolved path, size, mtime, inode); a failure is not kept."""
+    import av
+
+    size = version[1]
     try:
         container = av.open(str(p))
     except av.error.FFmpegError as exc:
-        raise _open_error(p, st.st_size, exc) from None
+        raise _open_error(p, size, exc) from None
     try:
         if not container.streams.video:
             raise MediaError(p, "no_video_stream", f"streams: {[s.type for s in container.streams]}")
@@ -143,14 +148,14 @@ def index_video(path: str | os.PathLike) -> VideoIndex:
         try:
             pts_list, keys = _demux_pts(container, stream)
         except av.error.FFmpegError as exc:
-            raise _open_error(p, st.st_size, exc) from None
+            raise _open_error(p, size, exc) from None
         if not pts_list:
-            raise _open_error(p, st.st_size, ValueError("no video frames"))
+            raise _open_error(p, size, ValueError("no video frames"))
         order = {pts: i for i, pts in enumerate(pts_list)}
         time_base = float(stream.time_base) if stream.time_base else 0.0
         n = len(pts_list)
         fps = _stream_fps(stream, pts_list, time_base)
-        rotation = mp4_rotation(p, st.st_size)
+        rotation = mp4_rotation(p, size)
         width, height = int(ctx.width), int(ctx.height)
         if rotation in (90, 270):
             width, height = height, width
@@ -177,11 +182,13 @@ def index_video(path: str | os.PathLike) -> VideoIndex:
         container.close()
     if info.width <= 0 or info.height <= 0:
         raise MediaError(p, "corrupt", f"video stream has no size ({info.width}x{info.height})")
-    with _memo_lock:
-        if len(_memo) >= _MEMO_MAX:
-            _memo.clear()
-        _memo[key] = index
     return index
+
+
+def forget() -> None:
+    """Drop every memoised probe, of videos and of frame folders (as in a new process: benches, tests)."""
+    _index_version.cache_clear()
+    folder.forget()
 
 
 def probe_video(path: str | os.PathLike, fps: float | None = None) -> VideoInfo:

@@ -18,10 +18,11 @@ from pathlib import Path
 from typing import Any, Optional
 
 from harness.engine.model_pool import shared_models
+from harness.engine.progress import ProgressReport
 from harness.errors import HarnessError
 from harness.evaluation import execute
 from harness.grid.cells import Cell, run_config
-from harness.grid.progress import cell_progress
+from harness.grid.progress import ThrottledReport
 from harness.grid.state import DONE, FAILED, INCOMPLETE, RUNNING, write_status
 from harness.plugins.loading import load_plugins
 from harness.scoring.completeness import is_complete
@@ -51,9 +52,10 @@ def outcome(results: dict[str, Any], path: Optional[Path], task: str) -> dict[st
     }
 
 
-def _run_cell(cell: Cell, state, allow_external_symlinks: bool) -> dict[str, Any]:
+def _run_cell(cell: Cell, state, allow_external_symlinks: bool, progress: ProgressReport) -> dict[str, Any]:
     try:
-        out = execute(replace(run_config(cell.run), allow_external_symlinks=allow_external_symlinks), state)
+        cfg = replace(run_config(cell.run), allow_external_symlinks=allow_external_symlinks, on_progress=progress)
+        out = execute(cfg, state)
     except HarnessError as exc:
         return {"status": FAILED, "reason": f"{type(exc).__name__}: {exc}".splitlines()[0]}
     except Exception as exc:  # noqa: BLE001 - a cell's crash is its failure; the worker goes on
@@ -87,8 +89,8 @@ def _run_reported(cell: Cell, state, output: Path, allow_external_symlinks: bool
     def progress(done: int, total: int) -> None:
         write_status(output, cell.id, {**running, "progress": f"{done}/{total} samples generated"})
 
-    with cell_progress(progress):
-        report = {**_run_cell(cell, state, allow_external_symlinks), "started": started, "ended": time.time(), **where}
+    ran = _run_cell(cell, state, allow_external_symlinks, ThrottledReport(progress))
+    report = {**ran, "started": started, "ended": time.time(), **where}
     write_status(output, cell.id, report)
     return report
 

@@ -14,7 +14,7 @@ import importlib.util
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Optional
+from typing import Optional
 
 from harness.errors import ConfigError
 from harness.plugins.registry import resolve_reference
@@ -25,7 +25,6 @@ CONFINEMENT_FIX = (
     "the code as a package and name it by its dotted import path ('package.module:function')"
 )
 
-_file_modules: dict[str, Any] = {}
 
 
 def _split(ref: str, what: str) -> tuple[str, str]:
@@ -55,16 +54,16 @@ def hook_file(ref: str, base_dir: Path, what: str) -> Optional[Path]:
 
 
 def load_hook(ref: str, base_dir: Path, what: str) -> Callable:
-    """The callable named by `ref`; file references (confined to `base_dir`) are imported under a private
-    module name."""
+    """The callable named by `ref`; file references (confined to `base_dir`) are imported once per process
+    under a private module name derived from the file's path (`sys.modules` is the registry of what is
+    loaded: no store of our own)."""
     path = hook_file(ref, base_dir, what)
     if path is None:
         return resolve_reference(ref, what=what)
     func = _split(ref, what)[1]
-    key = str(path)
-    module = _file_modules.get(key)
+    name = "harness_hooks_" + hashlib.sha1(str(path).encode()).hexdigest()[:12]
+    module = sys.modules.get(name)
     if module is None:
-        name = "harness_hooks_" + hashlib.sha1(key.encode()).hexdigest()[:12]
         spec = importlib.util.spec_from_file_location(name, path)
         if spec is None or spec.loader is None:
             raise ConfigError(f"{what}: cannot import hook file {path}")
@@ -75,7 +74,6 @@ def load_hook(ref: str, base_dir: Path, what: str) -> Callable:
         except Exception as exc:
             del sys.modules[name]
             raise ConfigError(f"{what}: hook file {path} failed to import: {type(exc).__name__}: {exc}") from exc
-        _file_modules[key] = module
     fn = getattr(module, func, None)
     if fn is None:
         raise ConfigError(f"{what}: hook file {path} has no function '{func}'")

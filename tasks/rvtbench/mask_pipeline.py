@@ -8,10 +8,18 @@ masks on the decoded evaluation frames. Nothing happens silently: the pipeline i
 or HARNESS_RVTBENCH_BOX_TO_MASK_MODEL (device: HARNESS_RVTBENCH_BOX_TO_MASK_DEVICE), every doc carries the
 pipeline, every parsed answer says which source made its masks, and the tables count masks per source.
 A model that returns masks itself (structured {"masks": ...}) is scored on its own masks (source "model").
+
+Two bounded process caches, each a `functools.lru_cache` of a pure key (no module-level dict): the loaded
+box-to-mask components (the last `_COMPONENTS_MAX` pipelines: a checkpoint is loaded once, not per answer,
+and a grid worker trying several pipelines holds at most that many) and the masks of the last `_MEMO_LIMIT`
+(doc, boxes) conversions (an answer parsed again, e.g. rescored, is not run through the model twice). The
+parse hook's signature carries no run object, so the process is what they can live in; both are answers of
+their key alone (the pipeline's config; the video, frames and boxes), never of the run.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from pathlib import Path
@@ -42,9 +50,8 @@ from .targets import video_size
 ENV_NAME = "HARNESS_RVTBENCH_BOX_TO_MASK"
 ENV_MODEL = "HARNESS_RVTBENCH_BOX_TO_MASK_MODEL"
 ENV_DEVICE = "HARNESS_RVTBENCH_BOX_TO_MASK_DEVICE"
-_components: dict[str, Any] = {}
-_converted: dict[str, list] = {}
-_MEMO_LIMIT = 4096
+_COMPONENTS_MAX = 2  # box-to-mask models kept loaded
+_MEMO_LIMIT = 4096  # (doc, boxes) conversions whose masks are kept
 
 
 def part_reference(name: str) -> str:
@@ -85,18 +92,22 @@ def pipeline_label(pipeline: dict) -> str:
 
 
 def _component(pipeline: dict) -> Any:
-    key = json.dumps(pipeline, sort_keys=True)
-    if key not in _components:
-        ref = pipeline["box_to_mask"]
-        if ":" in ref:
-            factory = resolve_reference(ref, what="box_to_mask")
-        else:
-            factory = registry().get("builder", ref).load()
-        options = {"device": pipeline.get("device") or "cpu"}
-        if pipeline.get("model"):
-            options["model"] = pipeline["model"]
-        _components[key] = factory(**options)
-    return _components[key]
+    return _loaded_component(json.dumps(pipeline, sort_keys=True))
+
+
+@functools.lru_cache(maxsize=_COMPONENTS_MAX)
+def _loaded_component(key: str) -> Any:
+    """The box-to-mask component of one pipeline (`key`: its config as JSON), loaded once."""
+    pipeline = json.loads(key)
+    ref = pipeline["box_to_mask"]
+    if ":" in ref:
+        factory = resolve_reference(ref, what="box_to_mask")
+    else:
+        factory = registry().get("builder", ref).load()
+    options = {"device": pipeline.get("device") or "cpu"}
+    if pipeline.get("model"):
+        options["model"] = pipeline["model"]
+    return factory(**options)
 
 
 def decode_frames(video: Path, frames: list[int]) -> np.ndarray:
@@ -111,11 +122,17 @@ def decode_frames(video: Path, frames: list[int]) -> np.ndarray:
 
 def boxes_to_masks(doc: dict, boxes: list[list[list[float]]]) -> list[dict]:
     """One COCO RLE per evaluation frame of `doc`, from pixel [x, y, w, h] boxes, via the doc's pipeline."""
-    pipeline = doc["mask_pipeline"]
     frames = [int(t) for t in doc["answer"]["frames"]]
-    key = json.dumps([pipeline, doc["data_root"], doc["video"], frames, boxes], sort_keys=True)
-    if key in _converted:
-        return _converted[key]
+    fields = ("mask_pipeline", "data_root", "video", "id", "height", "width")
+    key = json.dumps([{f: doc.get(f) for f in fields}, frames, boxes], sort_keys=True)
+    return list(_converted_masks(key))
+
+
+@functools.lru_cache(maxsize=_MEMO_LIMIT)
+def _converted_masks(key: str) -> tuple[dict, ...]:
+    """The masks of one conversion (`key`: the doc's fields it reads, the frames and the boxes, as JSON)."""
+    doc, frames, boxes = json.loads(key)
+    pipeline = doc["mask_pipeline"]
     video = (
         Path(doc["video"])  # a file of a release archive, unpacked by the harness into its cache
         if os.path.isabs(str(doc["video"])) and is_unpacked(doc["video"])
@@ -134,11 +151,7 @@ def boxes_to_masks(doc: dict, boxes: list[list[list[float]]]) -> list[dict]:
             f"{pipeline_label(pipeline)} returned masks of shape {masks.shape}; "
             f"expected {(len(frames), height, width)}"
         )
-    rles = encode_rle(masks)
-    if len(_converted) >= _MEMO_LIMIT:
-        _converted.clear()
-    _converted[key] = rles
-    return rles
+    return tuple(encode_rle(masks))
 
 
 def load(root: Path, split: str, options: dict) -> list[dict]:
