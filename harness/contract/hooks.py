@@ -346,12 +346,15 @@ def _fits(annotation: Any, allowed: tuple[type, ...]) -> bool:
     base = origin or annotation
     if not isinstance(base, type):
         return True  # a TypeVar, a string left unresolved, ...: not checked
+    if issubclass(base, (str, bytes)) and not any(issubclass(base, a) for a in allowed if a not in (Sequence, Iterable)):
+        return False  # a string is a Sequence, never the list a contract asks for
     return any(issubclass(base, a) for a in allowed)
 
 
-def check_hook(fn: Any, contract: HookContract, where: str, ref: str) -> Callable:
-    """`fn` when it fits the contract; HookContractError naming the task (`where`), the field and the reference."""
-    what = f"{where} field '{contract.field}': hook '{ref}'"
+def check_hook(fn: Any, contract: HookContract, where: str, ref: str, field_name: Optional[str] = None) -> Callable:
+    """`fn` when it fits the contract; HookContractError naming the task (`where`), the field (`field_name`, e.g.
+    `metrics[1].aggregation`; default: the contract's) and the reference."""
+    what = f"{where} field '{field_name or contract.field}': hook '{ref}'"
     proto = _protocol_signature(contract)
     if not callable(fn):
         raise HookContractError(f"{what} is a {type(fn).__name__}, not a function {proto}")

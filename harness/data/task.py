@@ -186,8 +186,10 @@ class Task:
         for field_name, ref in self.references():
             if field_name == "dataset.loader" or field_name.startswith("hooks."):
                 self.hook("loader" if field_name == "dataset.loader" else field_name[len("hooks.") :])
-            elif (contract := contract_of(field_name)) is not None:
-                check_hook(load_hook(ref, self.base_dir, self._field(field_name)), contract, self.where(), ref)
+            elif (contract := contract_of(field_name)) is not None:  # lmms-eval's keys named as in its YAML
+                shown = contract.field if field_name.startswith("lmms.") else field_name
+                fn = load_hook(ref, self.base_dir, self._field(shown))
+                check_hook(fn, contract, self.where(), ref, shown)
 
     def hook_failure(self, name: str, exc: BaseException) -> str:
         """"the parse hook 'REF' raised TypeError: ..." (the task's default parser / scorer without a hook): how
