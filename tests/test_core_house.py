@@ -12,9 +12,9 @@ import pytest
 
 from conftest import PACKAGE_DIRS, REPO
 from harness.config.lmms import translate
-from harness.config.schema import HooksConfig, LmmsConfig, TaskConfig
+from harness.config.schema import GroupConfig, GroupHooksConfig, HooksConfig, LmmsConfig, TaskConfig
 from harness.contract.hooks import HOOKS, LMMS_HOOKS, ModelMethods, check_model_class, contract_of
-from harness.data.hook_refs import references
+from harness.data.hook_refs import group_references, references
 from harness.data.run_context import RunContext
 from harness.data.task import Task
 from harness.engine.runner import build_task, expand_tasks
@@ -270,9 +270,9 @@ LMMS_PLAIN_FIELDS = {"specific_kwargs", "generation_kwargs_by_model", "target_kw
 
 
 def test_every_kind_of_reference_a_task_config_holds_has_a_protocol():
-    """A native config and an lmms-eval config with a reference in every field that takes one: each reference
-    is listed (harness/data/hook_refs.py, what a task checks when it is built) and maps to a Protocol of
-    harness/contract/hooks.py."""
+    """A native config, an lmms-eval config and a group config with a reference in every field that takes one:
+    each reference is listed (harness/data/hook_refs.py, what a task or group checks when it is built or
+    expanded) and maps to a Protocol of harness/contract/hooks.py."""
     assert set(LmmsConfig.model_fields) == LMMS_FUNCTION_FIELDS | LMMS_PLAIN_FIELDS
     assert LMMS_FUNCTION_FIELDS <= set(LMMS_HOOKS)
     fn = {"!function": "u.py:f"}
@@ -295,8 +295,17 @@ def test_every_kind_of_reference_a_task_config_holds_has_a_protocol():
     assert {f for f, _ in native_refs} == expected_native
     expected_lmms = {f"lmms.{k}" for k in LMMS_FUNCTION_FIELDS} | {"dataset.process_docs", "metrics[0].aggregation"}
     assert {f for f, _ in lmms_refs} == expected_lmms
-    for field_name, _ in native_refs + lmms_refs:
-        contract = contract_of(field_name)
+    group = GroupConfig.model_validate({
+        "group": "g", "task": ["t"], "hooks": {name: "h.py:f" for name in GroupHooksConfig.model_fields},
+        "aggregate_metric_list": [{"metric": "acc", "aggregation": "h.py:agg"}, {"metric": "acc"}],
+    })  # fmt: skip
+    group_refs = group_references(group)
+    assert {f for f, _ in group_refs} == {f"hooks.{k}" for k in GroupHooksConfig.model_fields} | {
+        "aggregate_metric_list[0].aggregation"
+    }
+    kinds = [(f, False) for f, _ in native_refs + lmms_refs] + [(f, True) for f, _ in group_refs]
+    for field_name, in_group in kinds:
+        contract = contract_of(field_name, group=in_group)
         assert contract is not None, field_name
         method = vars(contract.protocol).get(contract.method)
         assert isinstance(contract.protocol, type) and callable(method) and contract.protocol.__doc__, field_name

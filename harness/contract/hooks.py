@@ -161,6 +161,13 @@ class GroupAggregate(Protocol):
     def __call__(self, task_results: dict[str, dict[str, Any]]) -> dict[str, Any]: ...
 
 
+class GroupMetricAggregation(Protocol):
+    """A group's `aggregate_metric_list[].aggregation: !function`: one number from its members' values of the
+    metric and their sample counts (lm-eval's `consolidate_group_results`)."""
+
+    def __call__(self, values: list[float], sizes: list[int], weight_by_size: bool) -> float: ...
+
+
 class Aggregation(Protocol):
     """A metric's `aggregation: file.py:function`: one number from the metric's per-sample items (an lmms-eval
     aggregation may take a second parameter, `args`: lmms-eval's command-line namespace)."""
@@ -285,8 +292,9 @@ HOOKS: dict[str, HookContract] = {
         HookContract("metadata.calibration", Calibration, (2,), (dict, Mapping)),
     )
 }
-#: a group's aggregate hook (group YAMLs) and a metric's file aggregation (task YAMLs)
+#: a group's aggregate hook and its aggregate_metric_list functions (group YAMLs); a metric's file aggregation
 GROUP_AGGREGATE = HookContract("hooks.aggregate", GroupAggregate, (1,), (dict, Mapping))
+GROUP_METRIC_AGGREGATION = HookContract("aggregate_metric_list[].aggregation", GroupMetricAggregation, (3,))
 AGGREGATION = HookContract("aggregation", Aggregation, (1, 2))
 #: lm-eval / lmms-eval `!function` fields, by the key of lmms-eval's YAML (process_docs: `dataset.process_docs`,
 #: a metric_list aggregation: AGGREGATION)
@@ -305,10 +313,14 @@ LMMS_HOOKS: dict[str, HookContract] = {
 _FILTER_STEP = re.compile(r"filter_list\[\d+\]\.filter\[\d+\]\.(function|class)")
 
 
-def contract_of(field_name: str) -> Optional[HookContract]:
-    """The contract of a reference at `field_name`, a field path of a task config as `harness.data.hook_refs`
-    lists them (`hooks.parse`, `metrics[0].aggregation`, `lmms.doc_to_text`, `filter_list[0].filter[1].function`),
-    or None for a field that holds no reference."""
+def contract_of(field_name: str, group: bool = False) -> Optional[HookContract]:
+    """The contract of a reference at `field_name`, a field path of a task config (`group`: of a group config) as
+    `harness.data.hook_refs` lists them (`hooks.parse`, `metrics[0].aggregation`, `lmms.doc_to_text`,
+    `filter_list[0].filter[1].function`; `aggregate_metric_list[0].aggregation`), or None for a field that holds
+    no reference."""
+    if group:
+        metric_list = field_name.startswith("aggregate_metric_list[") and field_name.endswith("].aggregation")
+        return GROUP_METRIC_AGGREGATION if metric_list else {"hooks.aggregate": GROUP_AGGREGATE}.get(field_name)
     if field_name.startswith("metrics[") and field_name.endswith("].aggregation"):
         return AGGREGATION
     if field_name.startswith("lmms."):

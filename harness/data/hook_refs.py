@@ -1,16 +1,20 @@
 """Every hook reference a task config holds, by field: the native hooks, the loader, process_docs, the hub's
 patterns_hook, file aggregations, the calibration entry point, lm-eval / lmms-eval `!function`s and the
-filter classes of a `filter_list`. Each field's contract is `harness.contract.hooks.contract_of(field)`; the
-task checks them all when it is built (`Task.check_hooks`), before any data or model is loaded.
+filter classes of a `filter_list`; a group's aggregate hook and aggregate_metric_list functions. Each field's
+contract is `harness.contract.hooks.contract_of(field)`; the task checks them all when it is built
+(`Task.check_hooks`), a group when the run expands it (`check_group_hooks`), before any data or model is loaded.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
-from harness.config.schema import TaskConfig
+from harness.config.schema import GroupConfig, TaskConfig
 from harness.config.yaml_files import FUNCTION_TAG
+from harness.contract.hooks import check_hook, contract_of
+from harness.plugins.references import hook_file, load_hook
 
 
 def references(cfg: TaskConfig) -> list[tuple[str, str]]:
@@ -53,3 +57,24 @@ def function_references(value: Any, where: str) -> Iterator[tuple[str, str]]:
     elif isinstance(value, list):
         for i, item in enumerate(value):
             yield from function_references(item, f"{where}[{i}]")
+
+
+def group_references(cfg: GroupConfig) -> list[tuple[str, str]]:
+    """(field, reference) for every hook reference of a group config (fields as `contract_of(field, group=True)`
+    reads them): its aggregate hook and its aggregate_metric_list functions (any aggregation but `mean`)."""
+    refs = [("hooks.aggregate", cfg.hooks.aggregate)]
+    refs += [(f"aggregate_metric_list[{i}].aggregation", m.aggregation) for i, m in enumerate(cfg.aggregate_metric_list)]
+    return [(f, r) for f, r in refs if isinstance(r, str) and r and r != "mean"]
+
+
+def check_group_hooks(name: str, cfg: GroupConfig, path: Path) -> None:
+    """Every hook reference of the group `name` (its YAML `path`) resolved inside its folder and held to its
+    contract: ConfigError or HookContractError (exit 2) naming the group, the field and the reference, before any
+    data or model is loaded (the group's functions run only after every model call)."""
+    where = f"group '{name}' ({path})"
+    for field_name, ref in group_references(cfg):
+        what = f"group '{name}' field '{field_name}'"
+        hook_file(ref, path.parent, what)
+        contract = contract_of(field_name, group=True)
+        if contract is not None:
+            check_hook(load_hook(ref, path.parent, what), contract, where, ref, field_name)
