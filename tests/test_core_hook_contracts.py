@@ -172,3 +172,62 @@ def test_a_model_whose_generate_cannot_take_the_requests_is_refused_before_it_is
     with pytest.raises(HookContractError, match=r"NoRequests.generate\(self\) cannot be called as generate"):
         run_in(tmp_path, ["colors_qa"], "no_requests", colors_root, state)
     assert built == []
+
+
+def calibration_task(tmp_path: Path, code: str) -> Path:
+    """contract_qa with `metadata.calibration: hooks.py:calib`, `calib` defined by `code`."""
+    folder = contract_task(tmp_path, "parse: hooks.py:parse", code)
+    yaml = folder / "contract_qa.yaml"
+    yaml.write_text(yaml.read_text() + "metadata: {calibration: hooks.py:calib}\n")
+    return folder
+
+
+def test_a_calibration_hook_with_a_wrong_signature_is_named_before_anything_runs(tmp_path, capsys):
+    """Before: judge-calibrate loaded the judge first (here: an unknown one) and a run never checked the hook."""
+    folder = calibration_task(tmp_path, "def calib(judge):\n    return {}\n")
+    judge = ["judge-calibrate", "--judge", "no_such_judge", "--task", "contract_qa", "--include_path", str(folder)]
+    run = ["--tasks", "contract_qa", "--model", "oracle", "--data", str(tmp_path / "absent"), "--include_path", str(folder)]
+    for argv in (judge, run):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert f"task 'contract_qa' ({folder / 'contract_qa.yaml'}) field 'metadata.calibration'" in err
+        assert "hook 'hooks.py:calib'" in err and "calibration(judge" in err
+        assert "no_such_judge" not in err and "absent" not in err
+
+
+@pytest.mark.parametrize("value", ["['agreement', 1.0]", "{'cases': {1, 2}}"])
+def test_a_calibration_report_that_is_no_json_object_is_exit_2_naming_the_hook(tmp_path, capsys, value):
+    """Before: a list was printed as the report (exit 0); a set raised a TypeError traceback."""
+    folder = calibration_task(tmp_path, f"def calib(judge, case=None):\n    return {value}\n")
+    argv = ["judge-calibrate", "--judge", "rule", "--task", "contract_qa", "--include_path", str(folder)]
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1
+    assert "task 'contract_qa'" in err and "field 'metadata.calibration' hook 'hooks.py:calib'" in err
+
+
+def group_with_metric_function(tmp_path: Path, code: str) -> Path:
+    """contract_qa and the group `contract_group` whose aggregate_metric_list aggregates with hooks.py:agg."""
+    folder = contract_task(tmp_path, "parse: hooks.py:parse", code)
+    (folder / "group.yaml").write_text(
+        "group: contract_group\ntask: [contract_qa]\n"
+        "aggregate_metric_list:\n  - {metric: accuracy, aggregation: hooks.py:agg, weight_by_size: true}\n"
+    )
+    return folder
+
+
+def test_a_group_metric_function_lm_eval_could_not_call_is_refused_up_front(tmp_path):
+    """Before: resolved only when the results were assembled, after every model call."""
+    folder = group_with_metric_function(tmp_path, "def agg(values):\n    return 0.0\n")
+    with pytest.raises(HookContractError) as caught:
+        run_in(tmp_path, ["contract_group"], "oracle", tmp_path / "absent", load_plugins([folder]))
+    message = str(caught.value)
+    assert f"group 'contract_group' ({folder / 'group.yaml'}) field 'aggregate_metric_list[0].aggregation'" in message
+    assert "hook 'hooks.py:agg'" in message and "weight_by_size" in message
+
+
+def test_a_group_metric_function_that_returns_no_number_is_named(tmp_path, colors_root):
+    """Before: float('1.0') made the string the group's value."""
+    folder = group_with_metric_function(tmp_path, "def agg(values, sizes, weight_by_size):\n    return '1.0'\n")
+    with pytest.raises(HookContractError, match="group metric 'accuracy': the aggregate_metric_list aggregation hook returned str"):
+        run_in(tmp_path, ["contract_group"], "oracle", colors_root, load_plugins([folder]))

@@ -11,8 +11,10 @@ from pathlib import Path
 import pytest
 
 from conftest import PACKAGE_DIRS, REPO
-from harness.config.schema import HooksConfig, TaskConfig
-from harness.contract.hooks import HOOKS, ModelMethods, check_model_class
+from harness.config.lmms import translate
+from harness.config.schema import GroupConfig, GroupHooksConfig, HooksConfig, LmmsConfig, TaskConfig
+from harness.contract.hooks import HOOKS, LMMS_HOOKS, ModelMethods, check_model_class, contract_of
+from harness.data.hook_refs import group_references, references
 from harness.data.run_context import RunContext
 from harness.data.task import Task
 from harness.engine.runner import build_task, expand_tasks
@@ -241,7 +243,7 @@ def test_every_hook_has_a_protocol_and_every_built_in_plugin_satisfies_it():
     builds with its hooks checked against them (signatures, declared return types), every group's aggregate
     hook fits its contract, and every registered model class keeps the model methods' signatures."""
     fields = {f"hooks.{name}" for name in HooksConfig.model_fields} | {"dataset.loader", "dataset.process_docs"}
-    assert fields <= set(HOOKS), fields - set(HOOKS)
+    assert fields | {"metadata.calibration"} <= set(HOOKS), fields - set(HOOKS)
     assert all(isinstance(c.protocol, type) and "__call__" in vars(c.protocol) for c in HOOKS.values())
     state = load_plugins()
     checked = 0
@@ -259,6 +261,54 @@ def test_every_hook_has_a_protocol_and_every_built_in_plugin_satisfies_it():
         cls = entry.load()
         check_model_class(cls)
         assert all(callable(getattr(cls, m)) for m in vars(ModelMethods) if not m.startswith("_"))
+
+
+#: lmms-eval's TaskConfig fields typed Callable (lmms_eval/api/task.py), as the `lmms` section names them; the
+#: section's other fields hold no function. A new field of LmmsConfig must be put in one of the two.
+LMMS_FUNCTION_FIELDS = {"doc_to_visual", "doc_to_text", "doc_to_target", "doc_to_choice", "doc_to_messages", "process_results"}
+LMMS_PLAIN_FIELDS = {"specific_kwargs", "generation_kwargs_by_model", "target_kwargs_by_model", "output_type", "score_key", "description"}
+
+
+def test_every_kind_of_reference_a_task_config_holds_has_a_protocol():
+    """A native config, an lmms-eval config and a group config with a reference in every field that takes one:
+    each reference is listed (harness/data/hook_refs.py, what a task or group checks when it is built or
+    expanded) and maps to a Protocol of harness/contract/hooks.py."""
+    assert set(LmmsConfig.model_fields) == LMMS_FUNCTION_FIELDS | LMMS_PLAIN_FIELDS
+    assert LMMS_FUNCTION_FIELDS <= set(LMMS_HOOKS)
+    fn = {"!function": "u.py:f"}
+    hooks = {name: "h.py:f" for name in HooksConfig.model_fields}
+    native = TaskConfig.model_validate({
+        "task": "t", "version": 1, "hooks": hooks, "metadata": {"calibration": "h.py:calibrate"},
+        "dataset": {"loader": "h.py:load", "process_docs": "h.py:docs", "hub": {"repo_id": "o/r", "patterns_hook": "h.py:p"}},
+        "metrics": [{"name": "m", "aggregation": "h.py:agg"}],
+        "filter_list": [{"name": "own", "filter": [{"function": fn}, {"class": "u.py:F"}, {"function": "regex"}]}],
+    })  # fmt: skip
+    lmms_eval = translate({
+        "task": "t", "dataset_path": "json", "process_docs": fn, **{k: fn for k in LMMS_FUNCTION_FIELDS},
+        "metric_list": [{"metric": "acc", "aggregation": fn}], "lmms_eval_specific_kwargs": {"default": {}},
+    }, "t.yaml")  # fmt: skip
+    native_refs = references(native)
+    lmms_refs = references(TaskConfig.model_validate(lmms_eval))
+    expected_native = {f"hooks.{k}" for k in hooks} | {"metadata.calibration", "dataset.loader", "dataset.process_docs"}
+    expected_native |= {"dataset.hub.patterns_hook", "metrics[0].aggregation"}
+    expected_native |= {"filter_list[0].filter[0].function", "filter_list[0].filter[1].class"}
+    assert {f for f, _ in native_refs} == expected_native
+    expected_lmms = {f"lmms.{k}" for k in LMMS_FUNCTION_FIELDS} | {"dataset.process_docs", "metrics[0].aggregation"}
+    assert {f for f, _ in lmms_refs} == expected_lmms
+    group = GroupConfig.model_validate({
+        "group": "g", "task": ["t"], "hooks": {name: "h.py:f" for name in GroupHooksConfig.model_fields},
+        "aggregate_metric_list": [{"metric": "acc", "aggregation": "h.py:agg"}, {"metric": "acc"}],
+    })  # fmt: skip
+    group_refs = group_references(group)
+    assert {f for f, _ in group_refs} == {f"hooks.{k}" for k in GroupHooksConfig.model_fields} | {
+        "aggregate_metric_list[0].aggregation"
+    }
+    kinds = [(f, False) for f, _ in native_refs + lmms_refs] + [(f, True) for f, _ in group_refs]
+    for field_name, in_group in kinds:
+        contract = contract_of(field_name, group=in_group)
+        assert contract is not None, field_name
+        method = vars(contract.protocol).get(contract.method)
+        assert isinstance(contract.protocol, type) and callable(method) and contract.protocol.__doc__, field_name
 
 
 def _attribute_writes(func: ast.AST, names: tuple[str, ...]) -> list[str]:

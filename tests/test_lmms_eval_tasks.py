@@ -34,7 +34,8 @@ from lmms_eval_compare import (  # noqa: E402
 )
 
 from harness.config.run import RunConfig  # noqa: E402
-from harness.engine.runner import run  # noqa: E402
+from harness.contract.hooks import contract_of  # noqa: E402
+from harness.engine.runner import build_task, run  # noqa: E402
 from harness.frames.synthetic import write_marker_video  # noqa: E402
 from harness.plugins.loading import load_plugins  # noqa: E402
 from harness.results.writer import read_samples  # noqa: E402
@@ -142,3 +143,18 @@ def test_builtin_filters_equal_lmms_evals_own(name, kwargs):
     theirs = list(FILTER_REGISTRY[name](**kwargs).apply([list(r) for r in FILTER_REPLIES], docs))
     ours = list(FILTERS[name](**kwargs).apply([list(r) for r in FILTER_REPLIES], docs))
     assert ours == theirs and len(ours) == len(FILTER_REPLIES)
+
+
+@pytest.mark.parametrize("fixture", sorted(FIXTURES))
+def test_every_function_of_a_ported_task_satisfies_its_contract(fixture, tmp_path, monkeypatch):
+    """Each ported task builds with every reference its YAML holds (doc_to_*, process_results, process_docs,
+    aggregations, filter classes) checked against its Protocol in harness/contract/hooks.py, as lmms-eval calls
+    it: lmms-eval's own utils.py files (no annotations, defaults, *args / **kwargs) are not refused."""
+    fx = FIXTURES[fixture]
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))  # some utils.py read it when imported
+    folder = copy_folder(fx["folder"], tmp_path / "tasks")
+    state = load_plugins(include_paths=[folder])
+    for task in fx["tasks"]:
+        built = build_task(state, task)  # Task.check_hooks: every reference resolved and held to its contract
+        refs = built.references()  # gsm8k's are all strings and names: none
+        assert all(contract_of(f) is not None for f, _ in refs), [f for f, _ in refs if contract_of(f) is None]

@@ -9,6 +9,10 @@ plain function fitting the Protocol of its field below. The contracts are checke
 - where a hook's value is used (`check_return`): a value of the wrong type is a HookContractError naming the hook,
   a counted per-sample error where the hook runs per sample, never a silent wrong answer.
 
+A task in lm-eval / lmms-eval's format names its functions by `!function` (`doc_to_text: !function utils.fn`):
+each has the Protocol lmms-eval 0.7.3 calls it with (`LMMS_HOOKS`), checked the same two ways. `contract_of`
+maps every field a task config can hold a reference in to its contract.
+
 Model adapters implement `harness.api.Model`; `ModelMethods` below states each method's contract and
 `check_model_class` holds an adapter class to it.
 """
@@ -29,6 +33,8 @@ from harness.errors import HookContractError
 
 #: the `harness.api.Task` a hook receives (named, not imported: the task module imports this one)
 Task = Any
+#: the LLM judge client `harness judge-calibrate` passes (harness.engine.judging.JudgeClient: `.ask(prompt, ...)`)
+JudgeClient = Any
 
 
 # -- the values hooks exchange ------------------------------------------------------------------------------
@@ -155,11 +161,75 @@ class GroupAggregate(Protocol):
     def __call__(self, task_results: dict[str, dict[str, Any]]) -> dict[str, Any]: ...
 
 
+class GroupMetricAggregation(Protocol):
+    """A group's `aggregate_metric_list[].aggregation: !function`: one number from its members' values of the
+    metric and their sample counts (lm-eval's `consolidate_group_results`)."""
+
+    def __call__(self, values: list[float], sizes: list[int], weight_by_size: bool) -> float: ...
+
+
 class Aggregation(Protocol):
     """A metric's `aggregation: file.py:function`: one number from the metric's per-sample items (an lmms-eval
     aggregation may take a second parameter, `args`: lmms-eval's command-line namespace)."""
 
     def __call__(self, items: list[Any]) -> float: ...
+
+
+class Calibration(Protocol):
+    """`metadata.calibration`: a judge's agreement with the task's calibration sets (`harness judge-calibrate`);
+    `judge` is the LLM judge client, None for the task's rule judge; `case` one case, None for all. The report is
+    printed and written as JSON."""
+
+    def __call__(self, judge: Optional[JudgeClient], case: Optional[str]) -> dict[str, Any]: ...
+
+
+# -- lmms-eval's task functions: `!function` fields of a task in lm-eval / lmms-eval's format ---------------------
+# Called as lmms-eval 0.7.3 calls them (lmms_eval/api/task.py). `lmms_eval_specific_kwargs` is passed when the
+# task's YAML has that table (doc_to_visual: only when it declares exactly two parameters; doc_to_messages: as
+# a keyword, when it names the parameter, takes **kwargs or declares two), the target kwargs when it has
+# `model_specific_target_kwargs`.
+class DocToVisual(Protocol):
+    """`doc_to_visual`: the doc's visuals: video or image paths, PIL images, or video dicts (`video_start`, ...)."""
+
+    def __call__(self, doc: dict[str, Any], lmms_eval_specific_kwargs: Optional[dict] = None) -> list[Any]: ...
+
+
+class DocToText(Protocol):
+    """`doc_to_text`: the prompt text of the doc."""
+
+    def __call__(self, doc: dict[str, Any], lmms_eval_specific_kwargs: Optional[dict] = None) -> str: ...
+
+
+class DocToTarget(Protocol):
+    """`doc_to_target`: the doc's ground truth (lmms-eval: an int, a string or a list; any JSON value here)."""
+
+    def __call__(self, doc: dict[str, Any], model_specific_target_kwargs: Any = None) -> Any: ...
+
+
+class DocToChoice(Protocol):
+    """`doc_to_choice`: the doc's answer choices (a doc_to_target int indexes them)."""
+
+    def __call__(self, doc: dict[str, Any]) -> list[Any]: ...
+
+
+class DocToMessages(Protocol):
+    """`doc_to_messages`: the chat turns, `[{"role", "content": [{"type": text|image|video, ...}]}]`."""
+
+    def __call__(self, doc: dict[str, Any], lmms_eval_specific_kwargs: Optional[dict] = None) -> list[dict]: ...
+
+
+class ProcessResults(Protocol):
+    """`process_results`: a doc's per-sample metric values from `results`, the stripped replies (one here)."""
+
+    def __call__(self, doc: dict[str, Any], results: list[str]) -> dict[str, Any]: ...
+
+
+class FilterClass(Protocol):
+    """A `filter_list` step's `function: !function utils.MyFilter` (or `class: utils.py:MyFilter`): lm-eval's
+    Filter class, built with the step's other keys as keyword arguments; `apply` maps each instance's replies
+    (one instance here: `[[reply]]`, `[doc]`) to its filtered value."""
+
+    def apply(self, resps: list[list[Any]], docs: list[dict[str, Any]]) -> list[Any]: ...
 
 
 # -- the defaults: what a task without the hook gets ------------------------------------------------------
@@ -194,12 +264,14 @@ def default_score(parsed: Parsed, target: Any, doc: dict) -> dict[str, Optional[
 @dataclass(frozen=True)
 class HookContract:
     """One hook field: its Protocol, how many positional arguments the harness passes (`arities`: the forms it
-    accepts), and the types its declared return annotation may name (None: anything)."""
+    accepts), and the types its declared return annotation may name (None: anything). `method`: the Protocol's
+    method the harness calls (`apply` of a filter class: the reference names a class, checked on that method)."""
 
     field: str
     protocol: type
     arities: tuple[int, ...]
     returns: Optional[tuple[type, ...]] = None
+    method: str = "__call__"
 
 
 #: every task hook field -> its contract (the house test holds the built-in tasks to these)
@@ -217,11 +289,45 @@ HOOKS: dict[str, HookContract] = {
         HookContract("hooks.score", Score, (3,), (dict, Mapping)),
         HookContract("hooks.prepare_scoring", PrepareScoring, (1,), (type(None),)),
         HookContract("hooks.aggregate", Aggregate, (2,), (dict, Mapping)),
+        HookContract("metadata.calibration", Calibration, (2,), (dict, Mapping)),
     )
 }
-#: a group's aggregate hook (group YAMLs) and a metric's file aggregation (task YAMLs)
+#: a group's aggregate hook and its aggregate_metric_list functions (group YAMLs); a metric's file aggregation
 GROUP_AGGREGATE = HookContract("hooks.aggregate", GroupAggregate, (1,), (dict, Mapping))
+GROUP_METRIC_AGGREGATION = HookContract("aggregate_metric_list[].aggregation", GroupMetricAggregation, (3,))
 AGGREGATION = HookContract("aggregation", Aggregation, (1, 2))
+#: lm-eval / lmms-eval `!function` fields, by the key of lmms-eval's YAML (process_docs: `dataset.process_docs`,
+#: a metric_list aggregation: AGGREGATION)
+LMMS_HOOKS: dict[str, HookContract] = {
+    c.field: c
+    for c in (
+        HookContract("doc_to_visual", DocToVisual, (1, 2), (list, Sequence, type(None))),
+        HookContract("doc_to_text", DocToText, (1, 2), (str,)),
+        HookContract("doc_to_target", DocToTarget, (1, 2)),
+        HookContract("doc_to_choice", DocToChoice, (1,), (list, Sequence)),
+        HookContract("doc_to_messages", DocToMessages, (1, 2), (list, Sequence)),
+        HookContract("process_results", ProcessResults, (2,), (dict, Mapping)),
+        HookContract("filter", FilterClass, (2,), (list, Sequence, Iterable), method="apply"),
+    )
+}
+_FILTER_STEP = re.compile(r"filter_list\[\d+\]\.filter\[\d+\]\.(function|class)")
+
+
+def contract_of(field_name: str, group: bool = False) -> Optional[HookContract]:
+    """The contract of a reference at `field_name`, a field path of a task config (`group`: of a group config) as
+    `harness.data.hook_refs` lists them (`hooks.parse`, `metrics[0].aggregation`, `lmms.doc_to_text`,
+    `filter_list[0].filter[1].function`; `aggregate_metric_list[0].aggregation`), or None for a field that holds
+    no reference."""
+    if group:
+        metric_list = field_name.startswith("aggregate_metric_list[") and field_name.endswith("].aggregation")
+        return GROUP_METRIC_AGGREGATION if metric_list else {"hooks.aggregate": GROUP_AGGREGATE}.get(field_name)
+    if field_name.startswith("metrics[") and field_name.endswith("].aggregation"):
+        return AGGREGATION
+    if field_name.startswith("lmms."):
+        return LMMS_HOOKS.get(field_name[len("lmms.") :])
+    if _FILTER_STEP.fullmatch(field_name):
+        return LMMS_HOOKS["filter"]
+    return HOOKS.get(field_name)
 
 
 def _accepts(sig: inspect.Signature, n: int) -> bool:
@@ -252,22 +358,30 @@ def _fits(annotation: Any, allowed: tuple[type, ...]) -> bool:
     base = origin or annotation
     if not isinstance(base, type):
         return True  # a TypeVar, a string left unresolved, ...: not checked
+    if issubclass(base, (str, bytes)) and not any(issubclass(base, a) for a in allowed if a not in (Sequence, Iterable)):
+        return False  # a string is a Sequence, never the list a contract asks for
     return any(issubclass(base, a) for a in allowed)
 
 
-def check_hook(fn: Any, contract: HookContract, where: str, ref: str) -> Callable:
-    """`fn` when it fits the contract; HookContractError naming the task (`where`), the field and the reference."""
-    what = f"{where} field '{contract.field}': hook '{ref}'"
+def check_hook(fn: Any, contract: HookContract, where: str, ref: str, field_name: Optional[str] = None) -> Callable:
+    """`fn` when it fits the contract; HookContractError naming the task (`where`), the field (`field_name`, e.g.
+    `metrics[1].aggregation`; default: the contract's) and the reference."""
+    what = f"{where} field '{field_name or contract.field}': hook '{ref}'"
     proto = _protocol_signature(contract)
     if not callable(fn):
         raise HookContractError(f"{what} is a {type(fn).__name__}, not a function {proto}")
+    called, self_arg = fn, 0
+    if contract.method != "__call__":  # a class: its method is what the harness calls, `self` first
+        called, self_arg = getattr(fn, contract.method, None), 1
+        if not isinstance(fn, type) or not callable(called):
+            raise HookContractError(f"{what} is not a class with a method {proto}")
     try:
-        sig = inspect.signature(fn)
+        sig = inspect.signature(called)
     except (TypeError, ValueError):  # a builtin without a signature: trusted
         return fn
-    if not any(_accepts(sig, n) for n in contract.arities):
+    if not any(_accepts(sig, n + self_arg) for n in contract.arities):
         raise HookContractError(f"{what} has the signature {sig}; the harness calls it as {proto}")
-    declared = _declared_return(fn)
+    declared = _declared_return(called)
     if contract.returns is not None and not _fits(declared, contract.returns):
         raise HookContractError(
             f"{what} declares it returns {_type_name(declared)}; its contract is {proto} (harness.contract.hooks)"
@@ -276,10 +390,11 @@ def check_hook(fn: Any, contract: HookContract, where: str, ref: str) -> Callabl
 
 
 def _protocol_signature(contract: HookContract) -> str:
-    sig = inspect.signature(contract.protocol.__call__)
+    sig = inspect.signature(getattr(contract.protocol, contract.method))
     params = [p for p in sig.parameters.values() if p.name != "self"]
-    text = ", ".join(f"{p.name}: {p.annotation}" for p in params)
-    return f"{contract.field.split('.')[-1]}({text}) -> {sig.return_annotation}"
+    text = ", ".join(f"{p.name}: {p.annotation}" + ("" if p.default is p.empty else f" = {p.default}") for p in params)
+    name = contract.method if contract.method != "__call__" else contract.field.split(".")[-1]
+    return f"{name}({text}) -> {sig.return_annotation}"
 
 
 def _type_name(value: Any) -> str:

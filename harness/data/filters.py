@@ -27,13 +27,14 @@ import re
 import sys
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
 from harness.config.filter_list import pipeline_names
 from harness.config.yaml_files import FUNCTION_TAG
+from harness.contract.hooks import check_return
 from harness.errors import ConfigError
 from harness.plugins.references import load_hook
 
@@ -223,6 +224,9 @@ class FilterPipeline:
         resps: Any = [[reply]]
         for f in self.filters:
             resps = f.apply(resps, [doc])
+            ok = isinstance(resps, Iterable) and not isinstance(resps, (str, bytes, Mapping))
+            what = f"filter pipeline '{self.name}' filter {type(f).__name__}"
+            check_return(resps, "filter's apply", what, "a list of each instance's filtered replies", ok)
         return list(resps)[0]
 
 

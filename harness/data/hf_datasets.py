@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from harness.cache import default_cache_dir
+from harness.contract.hooks import check_return
 from harness.errors import ConfigError, DataError
 from harness.files import write_atomic
 from harness.plugins.references import load_hook
@@ -235,7 +236,10 @@ def load_rows(
             f"{type(exc).__name__}: {exc}; for a hub id, download it and pass --data DIR"
         ) from exc
     if ds.process_docs:
-        obj = load_hook(ds.process_docs, Path(base_dir), f"task '{task}' dataset.process_docs")(obj)
+        what = f"task '{task}' field 'dataset.process_docs'"
+        obj = load_hook(ds.process_docs, Path(base_dir), what)(obj)
+        ok = isinstance(obj, datasets.Dataset)  # harness.contract.hooks.ProcessDocs
+        check_return(obj, "process_docs", f"{what} hook '{ds.process_docs}'", "a datasets.Dataset", ok)
     video_cols = [c for c, f in obj.features.items() if isinstance(f, datasets.Video)]
     for col in video_cols:
         obj = obj.cast_column(col, datasets.Video(decode=False))

@@ -31,7 +31,8 @@ import ast
 import functools
 import re
 import string
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Optional
 
@@ -42,6 +43,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from harness.config.filter_list import split_metric_key
 from harness.config.schema import MetricConfig
 from harness.config.yaml_files import FUNCTION_TAG
+from harness.contract.hooks import LMMS_HOOKS, HookContract, check_hook, check_return
 from harness.contract.messages import ImagePart, Message, Response, TextPart, VideoPart
 from harness.data import lmms_messages as lm
 from harness.data.media import Segment, VideoRef
@@ -61,15 +63,43 @@ class LmmsTask(Task):
         return self.config.lmms
 
     def _fn(self, key: str) -> Optional[Any]:
-        """The lmms function `key` when the config names one by `!function`, else None."""
+        """The lmms function `key` when the config names one by `!function` (checked against its contract, as
+        this task calls it), else None."""
         value = getattr(self.lmms, key)
         if isinstance(value, dict) and FUNCTION_TAG in value:
             hook_name = f"lmms:{key}"
             if hook_name not in self._hooks:
                 ref = value[FUNCTION_TAG]
-                self._hooks[hook_name] = load_hook(ref, self.base_dir, f"task '{self.name}' {key}")
+                fn = load_hook(ref, self.base_dir, f"{self.where()} field '{key}'")
+                self._hooks[hook_name] = check_hook(fn, self._contract(key, fn), self.where(), ref)
             return self._hooks[hook_name]
         return None
+
+    def _contract(self, key: str, fn: Any) -> HookContract:
+        """`key`'s contract with the arguments this task passes (lmms-eval's rule): doc_to_text gets the
+        lmms_eval_specific_kwargs when the YAML has them, doc_to_target the target kwargs when it has them,
+        doc_to_visual the kwargs when it has them and declares two parameters (doc_to_messages: as a keyword, when
+        it takes them: lm.takes_specific_kwargs); each otherwise the doc alone."""
+        contract = LMMS_HOOKS[key]
+        given = {"doc_to_text": self.lmms.specific_kwargs, "doc_to_target": self.lmms.target_kwargs_by_model}
+        if key in given:
+            return replace(contract, arities=(2,) if given[key] is not None else (1,))
+        if key in ("doc_to_visual", "doc_to_messages"):
+            takes = lm.parameter_count(fn) == 2 if key == "doc_to_visual" else lm.takes_specific_kwargs(fn)
+            two = self.lmms.specific_kwargs is not None and takes
+            return replace(contract, arities=(2,) if two else (1,))
+        return contract
+
+    def check_hooks(self) -> None:
+        """As Task's, and each `!function` of the lmms section held to the call this task makes."""
+        super().check_hooks()
+        for key in LMMS_HOOKS:
+            if hasattr(self.lmms, key):
+                self._fn(key)
+
+    def _returned(self, value: Any, key: str, doc: dict, expected: str, ok: bool) -> Any:
+        """`value` when `ok`: HookContractError naming the task, the doc and the function otherwise."""
+        return check_return(value, key, f"{self.where()} doc '{doc.get('doc_id')}'", expected, ok)
 
     def resolve_aggregations(self, registry: Any = None) -> None:
         """As Task's; without process_results, a metric_list entry naming a registered metric and no
@@ -126,6 +156,7 @@ class LmmsTask(Task):
         kwargs = self.specific_kwargs()
         if fn is not None:
             text = fn(doc, kwargs) if kwargs is not None else fn(doc)
+            self._returned(text, "doc_to_text", doc, "str", isinstance(text, str))
         elif isinstance(value, str) and value in doc:
             text = doc[value]
         elif isinstance(value, str):
@@ -140,7 +171,9 @@ class LmmsTask(Task):
         if fn is not None:
             kwargs = self.specific_kwargs()
             two = kwargs is not None and lm.parameter_count(fn) == 2  # read once per function
-            return list(fn(doc, kwargs) if two else fn(doc) or [])
+            got = fn(doc, kwargs) if two else fn(doc)
+            ok = got is None or (isinstance(got, Sequence) and not isinstance(got, (str, bytes)))
+            return list(self._returned(got, "doc_to_visual", doc, "a list of visuals", ok) or [])
         if isinstance(value, str):
             return [doc[value]]
         return []
@@ -156,6 +189,7 @@ class LmmsTask(Task):
             parts = [self._part(v, doc) for v in self.visuals(doc)]
             return [Message("user", [*parts, TextPart(self.render_prompt(doc))])]
         raw = lm.call_with_kwargs(fn, doc, self.specific_kwargs())
+        self._returned(raw, "doc_to_messages", doc, "a list of messages", isinstance(raw, list))
         return [
             Message(role, [TextPart(str(v)) if kind == "text" else self._part(v, doc, kind) for kind, v in items])
             for role, items in lm.turns(raw, f"task '{self.name}' doc '{doc['doc_id']}'")
@@ -218,7 +252,9 @@ class LmmsTask(Task):
         """doc_to_choice's list (a field, a template of a list literal, a list, a dict's values, a function)."""
         fn, value = self._fn("doc_to_choice"), self.lmms.doc_to_choice
         if fn is not None:
-            return list(fn(doc))
+            got = fn(doc)
+            ok = isinstance(got, Sequence) and not isinstance(got, (str, bytes))
+            return list(self._returned(got, "doc_to_choice", doc, "a list of choices", ok))
         if isinstance(value, str):
             return list(doc[value]) if value in doc else list(ast.literal_eval(self._template(value, doc)))
         if isinstance(value, dict):
@@ -246,7 +282,8 @@ class LmmsTask(Task):
         names = {split_metric_key(m.name)[0]: m for m in self.config.metrics}
         fn = self._fn("process_results")
         if fn is not None:
-            scores = dict(fn(doc, [answer]))
+            got = fn(doc, [answer])
+            scores = dict(self._returned(got, "process_results", doc, "dict[str, Any]", isinstance(got, Mapping)))
             self._copy_cluster(scores, doc)
             return {k: v for k, v in scores.items() if k in names}  # lmms-eval aggregates metric_list only
         choices = self.choices(doc)

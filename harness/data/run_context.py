@@ -1,5 +1,6 @@
 """What a task learns of its run, and what loading one split gave: two frozen values, never a task's mutable
-state. A `Task` is built with its config, data root and cache (harness/data/task.py); these travel beside it."""
+state. A `Task` is built with its config, data root and cache (harness/data/task.py); these travel beside it,
+with `checked_rows`, how a loader's rows become a split's docs."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
+from harness.contract.hooks import DroppedRow, short_repr
 from harness.data.fetch import FetchedRelease
 
 
@@ -34,3 +36,27 @@ class LoadedSplit:
     root: Optional[Path] = None
     release: Optional[FetchedRelease] = None
     media_roots: tuple[Path, ...] = ()
+
+
+def checked_rows(docs: list, split: str, task: str, doc_id: str) -> tuple[list[dict], list[dict[str, str]]]:
+    """A loader's rows (task `task`, split `split`) as docs with unique string ids (read from the field `doc_id`,
+    else `doc_id`, else the row's index), and the rows it could not use (DroppedRow, not a mapping, a repeated id)."""
+    seen: set[str] = set()
+    out: list[dict] = []
+    dropped: list[dict[str, str]] = []
+    for i, doc in enumerate(docs):
+        if isinstance(doc, DroppedRow):
+            dropped.append(doc.to_json())
+            continue
+        if not isinstance(doc, dict):
+            what = f"row {i} of split '{split}' is {type(doc).__name__} {short_repr(doc)}, not a mapping"
+            dropped.append(DroppedRow("not_a_mapping", f"task '{task}': {what}").to_json())
+            continue
+        key = str(doc.get(doc_id, doc.get("doc_id", i)))
+        if key in seen:
+            what = f"row {i} of split '{split}' repeats doc id '{key}' (the first row with it is kept)"
+            dropped.append(DroppedRow("duplicate_id", f"task '{task}': {what}").to_json())
+            continue
+        seen.add(key)
+        out.append({**doc, "doc_id": key})
+    return out, dropped

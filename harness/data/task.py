@@ -16,24 +16,21 @@ from pathlib import Path
 from typing import Any, Optional
 
 from harness.config.schema import MetricConfig, TaskConfig
-from harness.config.yaml_files import FUNCTION_TAG
 from harness.contract.hooks import (
-    AGGREGATION,
     HOOKS,
-    DroppedRow,
-    HookContract,
     Parsed,
     answer_space_value,
     check_hook,
     check_return,
+    contract_of,
     default_parse,
     default_score,
     oracle_reply,
-    short_repr,
     with_judge,
 )
 from harness.contract.messages import Message, Response, TextPart, VideoPart
 from harness.data import hf_datasets as hf_data
+from harness.data import hook_refs
 from harness.data.archives import is_unpacked
 from harness.data.fetch import FetchedRelease, fetch_release
 from harness.data.filters import FilterPipeline, build_pipelines
@@ -46,7 +43,7 @@ from harness.data.media import (  # noqa: F401 - MediaPathError, safe_media_path
     resolve_media_path,
     safe_media_path,
 )
-from harness.data.run_context import LoadedSplit, RunContext
+from harness.data.run_context import LoadedSplit, RunContext, checked_rows
 from harness.data.templates import render
 from harness.errors import ConfigError, DataError, UnsuitableModelError
 from harness.plugins.references import hook_file, load_hook
@@ -181,16 +178,18 @@ class Task:
         return with_judge(hook) if name == "parse" else hook
 
     def check_hooks(self) -> None:
-        """Resolve every hook reference of the config and check it against its contract (harness.contract.hooks):
-        HookContractError or ConfigError (exit 2) naming the task, the field and the reference, when the task is
-        built, before any data or model is loaded. File references are checked for confinement first."""
+        """Resolve every hook reference of the config (`harness.data.hook_refs`) and check it against its contract
+        (`harness.contract.hooks.contract_of`): HookContractError or ConfigError (exit 2) naming the task, the
+        field and the reference, when the task is built, before any data or model is loaded. File references are
+        checked for confinement first."""
         self.check_references()
         for field_name, ref in self.references():
-            contract = _contract_of(field_name)
-            if field_name.startswith(("dataset.loader", "hooks.")):
+            if field_name == "dataset.loader" or field_name.startswith("hooks."):
                 self.hook("loader" if field_name == "dataset.loader" else field_name[len("hooks.") :])
-            elif contract is not None:
-                check_hook(load_hook(ref, self.base_dir, self._field(field_name)), contract, self.where(), ref)
+            elif (contract := contract_of(field_name)) is not None:  # lmms-eval's keys named as in its YAML
+                shown = contract.field if field_name.startswith("lmms.") else field_name
+                fn = load_hook(ref, self.base_dir, self._field(shown))
+                check_hook(fn, contract, self.where(), ref, shown)
 
     def hook_failure(self, name: str, exc: BaseException) -> str:
         """"the parse hook 'REF' raised TypeError: ..." (the task's default parser / scorer without a hook): how
@@ -207,19 +206,8 @@ class Task:
         return f"{self.where()} field '{field_name}'"
 
     def references(self) -> list[tuple[str, str]]:
-        """(field, reference) for every hook reference of the config: its hooks, loader, process_docs, file
-        aggregations, calibration, and lm-eval `!function` references."""
-        cfg = self.config
-        refs = [("dataset.loader", cfg.dataset.loader), ("dataset.process_docs", cfg.dataset.process_docs)]
-        refs += [(f"hooks.{k}", v) for k, v in cfg.hooks.model_dump().items()]
-        refs.append(("hooks.prepare_scoring", cfg.hooks.prepare_scoring))  # left out of dumps (schema.py)
-        refs += [(f"metrics[{i}].aggregation", m.aggregation) for i, m in enumerate(cfg.metrics) if ":" in m.aggregation]
-        refs.append(("metadata.calibration", cfg.metadata.get("calibration")))
-        if cfg.dataset.hub is not None:
-            refs.append(("dataset.hub.patterns_hook", cfg.dataset.hub.patterns_hook))
-        if cfg.lmms is not None:
-            refs += list(_function_references(cfg.lmms.model_dump(), "lmms"))
-        return [(f, r) for f, r in refs if isinstance(r, str) and r]
+        """(field, reference) for every hook reference of the config (harness/data/hook_refs.py)."""
+        return hook_refs.references(self.config)
 
     def check_references(self) -> None:
         """ConfigError (exit 2, before any data or model is loaded) for a hook file outside the task folder."""
@@ -271,32 +259,8 @@ class Task:
             docs, media = self._read_root(root, split)
         else:
             docs, media = self._load_datasets(None, split)
-        out, dropped = self._checked_rows(docs, split)
+        out, dropped = checked_rows(docs, split, self.name, self.config.doc_id)
         return LoadedSplit(out, dropped, root, release, media)
-
-    def _checked_rows(self, docs: list, split: str) -> tuple[list[dict], list[dict[str, str]]]:
-        """The loader's rows as docs with unique string ids, and the rows it could not use."""
-        seen: set[str] = set()
-        out: list[dict] = []
-        dropped: list[dict[str, str]] = []
-        for i, doc in enumerate(docs):
-            if isinstance(doc, DroppedRow):
-                dropped.append(doc.to_json())
-                continue
-            if not isinstance(doc, dict):
-                what = f"row {i} of split '{split}' is {type(doc).__name__} {short_repr(doc)}, not a mapping"
-                dropped.append(DroppedRow("not_a_mapping", f"task '{self.name}': {what}").to_json())
-                continue
-            doc_id = str(doc.get(self.config.doc_id, doc.get("doc_id", i)))
-            if doc_id in seen:
-                what = f"row {i} of split '{split}' repeats doc id '{doc_id}' (the first row with it is kept)"
-                dropped.append(DroppedRow("duplicate_id", f"task '{self.name}': {what}").to_json())
-                continue
-            seen.add(doc_id)
-            doc = dict(doc)
-            doc["doc_id"] = doc_id
-            out.append(doc)
-        return out, dropped
 
     def _fetch_release(self, split: str) -> FetchedRelease:
         """The task's release from the hub into the HF cache (harness/data/fetch.py); its snapshot is the root.
@@ -513,13 +477,6 @@ class Task:
         return doc if fields is None else {k: doc.get(k) for k in ["doc_id", *fields]}
 
 
-def _contract_of(field_name: str) -> Optional[HookContract]:
-    """The contract a hook field is checked against (metrics' file aggregations included), or None."""
-    if field_name.startswith("metrics["):
-        return AGGREGATION
-    return HOOKS.get(field_name)
-
-
 class RowFieldError(ValueError):
     """A row lacks a field its task's template uses: one counted per-sample `request` error, not a
     configuration error (a template that does not parse or is missing stays a ConfigError)."""
@@ -534,16 +491,3 @@ def _render_row(base_dir: Path, template: Optional[str], text: Optional[str], do
         if isinstance(exc.__cause__, UndefinedError):
             raise RowFieldError(f"{what} doc '{doc.get('doc_id')}': {exc.__cause__}") from None
         raise
-
-
-def _function_references(value: Any, where: str):
-    """(field path, reference) of every lm-eval `{"!function": ref}` inside a config section."""
-    if isinstance(value, dict):
-        if set(value) == {FUNCTION_TAG}:
-            yield where, value[FUNCTION_TAG]
-            return
-        for key, item in value.items():
-            yield from _function_references(item, f"{where}.{key}")
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            yield from _function_references(item, f"{where}[{i}]")

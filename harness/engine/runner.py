@@ -12,10 +12,10 @@ from typing import Any, Optional
 from harness.cache import default_cache_dir
 from harness.config.run import RunConfig
 from harness.config.schema import GroupConfig, parse_task_config
-from harness.contract.hooks import GROUP_AGGREGATE, check_hook
 from harness.contract.messages import TaskInfo
 from harness.contract.model import Model
 from harness.data.filtered import scores_per_pipeline
+from harness.data.hook_refs import check_group_hooks
 from harness.data.lmms_task import LmmsTask
 from harness.data.run_context import RunContext
 from harness.data.task import Parsed, Task
@@ -29,7 +29,6 @@ from harness.engine.seeding import Seeds, seed_generators
 from harness.errors import ConfigError, UnknownNameError
 from harness.frames.spec import FrameSpec
 from harness.plugins.loading import PluginState, load_plugins
-from harness.plugins.references import load_hook
 from harness.plugins.task_imports import check_task_imports
 from harness.results.writer import (
     check_output_folder,
@@ -38,7 +37,6 @@ from harness.results.writer import (
     write_samples,
 )
 from harness.scoring.recording import (
-    group_field,
     metric_message,
     model_info,
     record_instance,
@@ -99,10 +97,7 @@ def expand_tasks(state: PluginState, names: list[str]) -> tuple[list[str], dict[
         if entry.extra.get("group"):
             cfg = parse_task_config(entry.extra["config"], entry.extra["path"])
             cfg.metadata["_base_dir"] = str(Path(entry.extra["path"]).parent)
-            if cfg.hooks.aggregate:  # checked now: the hook runs only after every model call
-                base = Path(cfg.metadata["_base_dir"])
-                hook = load_hook(cfg.hooks.aggregate, base, group_field(name, "hooks.aggregate"))
-                check_hook(hook, GROUP_AGGREGATE, f"group '{name}' ({entry.extra['path']})", cfg.hooks.aggregate)
+            check_group_hooks(name, cfg, Path(entry.extra["path"]))  # now: they run only after every model call
             groups[name] = cfg
             for member in cfg.task:
                 visit(member, trail + (name,))

@@ -21,11 +21,13 @@ from __future__ import annotations
 
 import inspect
 import math
+import numbers
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
+from harness.contract.hooks import check_return
 from harness.errors import ConfigError, UnknownNameError
 from harness.plugins.references import load_hook
 from harness_metrics import bootstrap_ci
@@ -80,9 +82,11 @@ class Aggregator:
     def __call__(self, items: list) -> float:
         if not items:
             return math.nan
-        if self.own and _takes_args(self.fn):
-            return float(self.fn(items, args=self.args))
-        return float(self.fn(items))
+        value = self.fn(items, args=self.args) if self.own and _takes_args(self.fn) else self.fn(items)
+        if self.own:  # a task's own function (harness.contract.hooks.Aggregation): a number, never "0.5" or True
+            ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
+            check_return(value, "aggregation", f"aggregation '{self.name}'", "a number (float)", ok)
+        return float(value)
 
 
 def _takes_args(fn: Callable) -> bool:

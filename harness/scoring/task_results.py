@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import logging
 import math
+import numbers
 from collections import Counter, defaultdict
 from collections.abc import Mapping
 from typing import Any, Optional
 
+from harness.contract.hooks import check_return
 from harness.data.task import Task
 from harness.scoring.aggregations import aggregate_with_note
 
@@ -167,8 +169,11 @@ def group_metric_values(members: list[str], task_results: dict[str, dict], spec:
         if not pairs:
             continue
         values, sizes = [v for v, _ in pairs], [n for _, n in pairs]
-        if fn is not None:
-            value = float(fn(values, sizes, weighted))
+        if fn is not None:  # harness.contract.hooks.GroupMetricAggregation: a number, never "0.5" or True
+            value = fn(values, sizes, weighted)
+            ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
+            check_return(value, "aggregate_metric_list aggregation", f"group metric '{key}'", "a number (float)", ok)
+            value = float(value)
         else:
             weights = sizes if weighted else [1] * len(sizes)
             value = sum(v * w for v, w in zip(values, weights, strict=True)) / sum(weights) if sum(weights) else math.nan
