@@ -257,7 +257,7 @@ def test_text_replies_are_tokenized_in_one_java_process_per_task(demo, tmp_path,
     scoring each reply alone; the corpus metrics keep COCOEvalCap's two batches."""
 
     monkeypatch.setenv("HARNESS_PTB_TOKENIZER", "java")
-    monkeypatch.setattr(ptb_java, "_MEMO", {})
+    monkeypatch.setattr(ptb_java, "_tokens", {})
     batches: list[list[str]] = []
     real = ptb_java.java_tokenize
 
@@ -274,7 +274,7 @@ def test_text_replies_are_tokenized_in_one_java_process_per_task(demo, tmp_path,
     # corpus metrics' candidates and references: four processes whatever the number of replies
     assert len(batches) == 4 and all(rec["raw"].strip() in batches[1] for rec in records)
 
-    monkeypatch.setattr(ptb_java, "_MEMO", {})  # as before the batch step: one reply at a time
+    monkeypatch.setattr(ptb_java, "_tokens", {})  # as before the batch step: one reply at a time
     for rec in records:
         alone = score(parse(Response(text=rec["raw"]), rec["doc"]), rec["target"], rec["doc"])
         assert rec["scores"]["ROUGE-L"] == pytest.approx(alone["ROUGE-L"], abs=1e-12), rec["doc_id"]
