@@ -70,7 +70,14 @@ from harness.errors import (
     UnsuitableModelError,
 )
 from harness.evaluation import evaluate
-from harness.files import atomic_path, write_atomic
+from harness.files import (
+    MAX_DATA_FILE_BYTES,
+    atomic_path,
+    open_regular,
+    read_json_file,
+    read_text_file,
+    write_atomic,
+)
 from harness.frames.content_hash import media_identity
 from harness.frames.spec import FrameSpec
 from harness.hookspecs import hookimpl
@@ -167,6 +174,10 @@ __all__ = [
     "add_progress_flag",
     "archive_stem",
     "atomic_path",
+    "open_regular",
+    "read_json_file",
+    "read_text_file",
+    "MAX_DATA_FILE_BYTES",
     "checkpoint_kwargs",
     "evaluate",
     "file_sha256",

@@ -1,22 +1,33 @@
-"""Files written whole or not at all: the one atomic writer of the project (plugins reach it via harness.api).
+"""Files written whole or not at all, and files from others read only when they are what they claim: the one
+atomic writer and the one bounded reader of the project (plugins reach both via harness.api).
 
 Every file the harness, a model or a builder writes for others to read (results, samples, cache entries,
 videos, dataset files) goes to a fresh temporary name beside its target and is renamed over it in one
 step, so a reader (another process, a rerun after a kill) sees the old file or the whole new one, never
 half of one. Temporary names start with "." and end in ".tmp" (or ".tmp" plus the target's suffix, for
 writers that choose the format from it), so folder scans skip them and stale ones are recognisable.
+
+A file someone else made (a split, a task YAML, a manifest, a results file) is opened only after a stat says it
+is a regular file within a size bound, without blocking (a FIFO named `test.jsonl` would otherwise hang the
+run), and checked again once open: `open_regular`, `read_text_file`, `read_json_file`.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import stat
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Union
+from typing import Any, BinaryIO, Union
+
+from harness.errors import DataError, describe_os_error
 
 PathLike = Union[str, os.PathLike]
+#: the largest dataset file (split, manifest, release JSON) read whole; a larger one is refused, naming it
+MAX_DATA_FILE_BYTES = 2 << 30
 
 
 def temporary_name(path: Path, keep_suffix: bool = False) -> Path:
@@ -60,3 +71,54 @@ def write_atomic(path: PathLike, data: Union[str, bytes], fsync: bool = False) -
             if fsync:
                 f.flush()
                 os.fsync(f.fileno())
+
+
+def open_regular(
+    path: PathLike, what: str, limit: int = MAX_DATA_FILE_BYTES, error: Callable[[str], Exception] = DataError
+) -> BinaryIO:
+    """`path` opened for binary reading once it is known to be a regular file of at most `limit` bytes; else
+    `error("PATH: why; give a WHAT")`. Never blocks on a FIFO (O_NONBLOCK), and checks the opened file again
+    (it may have been swapped after the stat)."""
+    try:
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):
+            kind = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file (a FIFO, device or socket)"
+            raise error(f"{path}: {kind}; give a {what}")
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:  # missing, no permission, ...: "PATH: No such file or directory; check ..."
+        raise error(describe_os_error(exc, path)) from None
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
+        os.close(fd)
+        why = f"{st.st_size} bytes, over the limit of {limit}" if stat.S_ISREG(st.st_mode) else "not a regular file"
+        raise error(f"{path}: {why}; give a {what}")
+    return os.fdopen(fd, "rb")
+
+
+def read_text_file(
+    path: PathLike, what: str, limit: int = MAX_DATA_FILE_BYTES, error: Callable[[str], Exception] = DataError
+) -> str:
+    """A regular file's UTF-8 text (a leading byte-order mark dropped), read through `open_regular`; text that
+    is not UTF-8 is `error` naming the file and the byte."""
+    with open_regular(path, what, limit, error) as f:
+        data = f.read(limit + 1)
+    if len(data) > limit:  # it grew after the check
+        raise error(f"{path}: over the limit of {limit} bytes; give a {what}")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise error(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); give a {what}") from None
+
+
+def read_json_file(
+    path: PathLike, what: str, limit: int = MAX_DATA_FILE_BYTES, error: Callable[[str], Exception] = DataError
+) -> Any:
+    """A regular file's JSON value (`read_text_file`); JSON that does not parse, or nests too deeply to, is
+    `error` naming the file and the line."""
+    text = read_text_file(path, what, limit, error)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise error(f"{path} is not valid JSON (line {exc.lineno}: {exc.msg}); give a {what}") from None
+    except RecursionError:
+        raise error(f"{path}: JSON nested too deeply to read; give a {what}") from None

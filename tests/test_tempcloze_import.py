@@ -228,7 +228,7 @@ def test_malformed_entries_are_dropped_with_a_reason_and_bad_files_fail_clearly(
     assert drop["key"] == "v1|A" and drop["reason"] == "malformed_entry" and "option_map" in drop["detail"]
     (tmp_path / "broken.json").write_text("{not json")
     code = main(["import", "tempcloze-official", str(tmp_path / "broken.json"), "--out", str(tmp_path / "o")])
-    assert code != 0 and "broken.json is not readable JSON" in capsys.readouterr().err
+    assert code != 0 and "broken.json is not valid JSON" in capsys.readouterr().err
 
 
 def test_compare_pairs_a_harness_run_with_an_imported_model(tmp_path, capsys):
@@ -408,7 +408,7 @@ def test_one_unreadable_file_is_reported_and_the_batch_goes_on(tmp_path, capsys)
     files = [tmp_path / n for n in ("first.json", "broken.json", "missing.json", "last.json")]
     code = main(["import", "tempcloze-official", *map(str, files), "--out", str(tmp_path / "o")])
     err = capsys.readouterr().err
-    assert code == 2 and "broken.json is not readable JSON" in err and "missing.json is not a file" in err
+    assert code == 2 and "broken.json is not valid JSON" in err and "missing.json is not a file" in err
     assert "2 of 4 files not imported" in err
     assert list((tmp_path / "o" / "first").glob("results_*.json"))
     assert list((tmp_path / "o" / "last").glob("results_*.json"))

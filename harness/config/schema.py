@@ -155,8 +155,8 @@ class TaskConfig(_Strict):
     frames: FrameSpec = Field(default_factory=lambda: FrameSpec(strategy="uniform", count=16))
     generation: dict[str, Any] = Field(default_factory=lambda: {"max_new_tokens": 64, "temperature": 0.0})
     hooks: HooksConfig = Field(default_factory=HooksConfig)
-    metrics: list[MetricConfig] = Field(
-        default_factory=lambda: [MetricConfig(name="accuracy", headline=True)]
+    metrics: list[MetricConfig] = Field(  # at least one: the headline is one of them (leave it out: accuracy)
+        default_factory=lambda: [MetricConfig(name="accuracy", headline=True)], min_length=1
     )
     breakdowns: list[Union[str, list[str]]] = Field(default_factory=list)
     cluster_field: Optional[str] = "video"

@@ -26,6 +26,7 @@ from harness.config.run import parse_kv
 from harness.config.yaml_files import read_yaml
 from harness.contract.model import check_model_args
 from harness.errors import ConfigError, UnknownNameError
+from harness.files import open_regular
 from harness.plugins.extras import missing_dependency
 from harness.plugins.loading import PluginState
 
@@ -117,11 +118,17 @@ def read_submission(path: Path, name: Optional[str] = None) -> Submission:
     """The submission file at `path`; its problems of shape (size, JSON, fields, types) in `problems`."""
     stem, problems = submission_name(path, name)
     sub = Submission(name=stem, problems=problems)
-    if path.stat().st_size > MAX_BYTES:
+    try:  # a regular file, never a FIFO that would block the check (harness.files)
+        with open_regular(path, "submission JSON file", error=ConfigError) as f:
+            raw = f.read(MAX_BYTES + 1)
+    except ConfigError as exc:
+        sub.problems.append(f"file: {exc}")
+        return sub
+    if len(raw) > MAX_BYTES:
         sub.problems.append(f"file: larger than {MAX_BYTES} bytes")
         return sub
     try:
-        data = json.loads(path.read_bytes(), object_pairs_hook=_no_duplicates)
+        data = json.loads(raw, object_pairs_hook=_no_duplicates)
     except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
         sub.problems.append(f"file: not a JSON object ({type(exc).__name__}: {str(exc)[:200]})")
         return sub

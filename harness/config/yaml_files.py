@@ -18,6 +18,7 @@ from typing import Optional
 import yaml
 
 from harness.errors import ConfigError
+from harness.files import read_text_file
 
 try:
     _Base = yaml.CSafeLoader
@@ -117,20 +118,13 @@ def _load_bounded(text: str, path: Path):
 
 def read_yaml(path: Path) -> dict:
     """Parse one YAML file into a dict, naming the file on any error."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read(MAX_YAML_BYTES + 1)
-        if len(text) > MAX_YAML_BYTES:
-            raise ConfigError(f"{path}: larger than {MAX_YAML_BYTES} bytes; not a task file")
+    try:  # a regular file within the bound, never a FIFO that would block (harness.files)
+        text = read_text_file(path, "YAML file", MAX_YAML_BYTES, ConfigError)
         data = _load_bounded(text, Path(path))
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: not valid YAML ({' '.join(str(exc).split())})") from exc
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
     except RecursionError:
         raise ConfigError(f"{path}: nested too deeply to read; refusing it") from None
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read ({exc.strerror})") from exc
     if data is None:
         return {}
     if not isinstance(data, dict):

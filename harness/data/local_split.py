@@ -4,6 +4,7 @@ one."""
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 from typing import Optional
@@ -11,13 +12,15 @@ from typing import Optional
 from harness.contract.hooks import DroppedRow
 from harness.data.media import MediaPathError, resolve_media_path
 from harness.errors import DataError
+from harness.files import open_regular, read_json_file
 
 
 def read_jsonl_rows(path: Path, what: str) -> list:
     """One JSON value per non-empty line; a line that is not valid JSON (or not UTF-8) becomes a
     DroppedRow("invalid_json") naming the file and line, so one bad line never stops a run."""
     rows: list = []
-    with open(path, encoding="utf-8-sig", errors="surrogateescape") as f:  # a byte-order mark is not row 1's
+    with open_regular(path, f"split file of {what} (JSON Lines)") as raw:  # a regular file within the bound, never a FIFO
+        f = io.TextIOWrapper(raw, encoding="utf-8-sig", errors="surrogateescape")  # a byte-order mark is not row 1's
         for lineno, line in enumerate(f, 1):
             if not line.strip():
                 continue
@@ -43,12 +46,7 @@ def read_local_split(root: Path, split: str, task: str, names: Optional[list[str
                 raise DataError(str(exc)) from None
             if Path(name).suffix == ".jsonl":  # the name says the format (a hub cache links it to a bare blob)
                 return read_jsonl_rows(p, f"task '{task}'")
-            try:
-                data = json.loads(p.read_text(encoding="utf-8"))
-            except json.JSONDecodeError as exc:
-                raise DataError(
-                    f"task '{task}': {p} is not valid JSON (line {exc.lineno}: {exc.msg})"
-                ) from exc
+            data = read_json_file(p, f"split file of task '{task}' (a JSON list of rows)")
             rows = data
             if isinstance(data, dict):
                 rows = data.get("data", data.get("questions"))

@@ -49,6 +49,8 @@ def fps_positions(num_frames: int, fps: float, rate: float) -> list[int]:
     if not fps or fps <= 0:
         raise ValueError(f"frame spec strategy 'fps' needs the video's frame rate, got fps={fps!r}")
     step = fps / rate
+    if step <= 1:  # a rate at or above the video's: every frame (the loop below would take num_frames / step turns)
+        return list(range(num_frames))
     out: list[int] = []
     k = 0
     while True:

@@ -14,6 +14,9 @@ from typing import Literal, Optional
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 FRAME_SPEC_VERSION = 1
+#: the most frames a spec may ask of one clip (`count`, `max_frames`): a careless or hostile `count: 1000000000`
+#: is refused when the YAML is read instead of building a billion positions
+MAX_FRAME_COUNT = 10_000
 
 Strategy = Literal["uniform", "segment", "fps", "all"]
 DecoderName = Literal["auto", "decord", "pyav"]
@@ -34,9 +37,9 @@ class FrameSpec(BaseModel):
 
     version: int = FRAME_SPEC_VERSION
     strategy: Strategy = "uniform"
-    count: Optional[int] = Field(default=None, ge=1)
-    rate: Optional[float] = Field(default=None, gt=0)
-    max_frames: Optional[int] = Field(default=None, ge=1)
+    count: Optional[int] = Field(default=None, ge=1, le=MAX_FRAME_COUNT)
+    rate: Optional[float] = Field(default=None, gt=0, allow_inf_nan=False)
+    max_frames: Optional[int] = Field(default=None, ge=1, le=MAX_FRAME_COUNT)
     max_side: Optional[int] = Field(default=None, ge=8)
     max_height: Optional[int] = Field(default=None, ge=8)
     trim: int = Field(default=0, ge=0)

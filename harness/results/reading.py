@@ -12,16 +12,15 @@ the file, the field and what was expected. Samples files a results file names re
 from __future__ import annotations
 
 import json
-import os
-import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO, Optional
+from typing import Any, Optional
 
 from pydantic import ValidationError
 
-from harness.errors import ConfigError, describe_os_error
+from harness.errors import ConfigError
+from harness.files import open_regular
 from harness.results.models import Results, Sample, upgraded
 from harness.results.upgrade import ResultsVersionError
 
@@ -60,25 +59,6 @@ def _constant(text: str) -> _NonFinite:
 def _float(text: str) -> Any:
     value = float(text)
     return value if value not in (float("inf"), float("-inf")) else _NonFinite(text)
-
-
-def open_regular(path: Path, limit: int, what: str) -> BinaryIO:
-    """`path` opened for reading in binary after checking it is a regular file of at most `limit` bytes;
-    never blocks on a FIFO (O_NONBLOCK) and re-checks the opened file (it may be swapped after the stat)."""
-    try:
-        st = os.stat(path)
-        if not stat.S_ISREG(st.st_mode):
-            kind = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file (a FIFO, device or socket)"
-            raise ResultsFileError(f"{path}: {kind}; give a {what}")
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except OSError as exc:  # missing, no permission, ...: "PATH: No such file or directory; check ..."
-        raise ResultsFileError(describe_os_error(exc, path)) from None
-    st = os.fstat(fd)
-    if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
-        os.close(fd)
-        why = f"{st.st_size} bytes, over the limit of {limit}" if stat.S_ISREG(st.st_mode) else "not a regular file"
-        raise ResultsFileError(f"{path}: {why}; give a {what}")
-    return os.fdopen(fd, "rb")
 
 
 def _field(loc: Sequence[Any]) -> str:
@@ -179,7 +159,7 @@ def read_results(path: str | Path, nonfinite_metrics: str = "refuse") -> Results
     `nonfinite` (compare: a NaN headline in NEW is then a regression it names, not a refusal)."""
     path = Path(path)
     where = str(path)
-    with open_regular(path, MAX_RESULTS_BYTES, "results_*.json file") as f:
+    with open_regular(path, "results_*.json file", MAX_RESULTS_BYTES, ResultsFileError) as f:
         raw = f.read(MAX_RESULTS_BYTES + 1)
     data = parse_json(raw, where)
     noted: Optional[set] = set() if nonfinite_metrics == "note" else None
@@ -220,7 +200,7 @@ def iter_samples(path: Path, required: Sequence[str] = ()) -> Iterator[tuple[int
     (`--rescore`, reports, builders). A line that is not UTF-8 JSON within the limits, not a sample record
     (harness.results.models.Sample) or lacks one of the `required` keys is a SamplesFileError naming the file,
     the line and the field."""
-    with open_regular(Path(path), MAX_SAMPLES_BYTES, "samples_*.jsonl file") as f:
+    with open_regular(Path(path), "samples_*.jsonl file", MAX_SAMPLES_BYTES, ResultsFileError) as f:
         for lineno, raw in enumerate(iter(lambda: f.readline(MAX_LINE_BYTES + 1), b""), 1):
             where = f"{path}:{lineno}"
             if len(raw) > MAX_LINE_BYTES:

@@ -11,7 +11,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Optional
 
-from harness.api import DroppedRow
+from harness.api import DroppedRow, read_text_file
 from harness_tasks.cyclist.families import template_stem
 
 log = logging.getLogger(__name__)
@@ -29,13 +29,11 @@ _MAYBE_NON_FINITE = re.compile(r"NaN|Infinity|[eE]\+?\d{3}|\d{300}")
 def read_json(path: Path) -> tuple[Any, bool]:
     """A JSON file's value (a UTF-8 byte-order mark at its start is accepted) and whether its text may hold
     a non-finite number (then check rows with `non_finite_path`); UnreadableFile when it cannot be read."""
+    text = read_text_file(path, "CycliST JSON file", error=UnreadableFile)  # regular, bounded, never a FIFO
     try:
-        text = Path(path).read_text(encoding="utf-8-sig")
         return json.loads(text), bool(_MAYBE_NON_FINITE.search(text))
     except json.JSONDecodeError as exc:
         raise UnreadableFile(f"{path} is not valid JSON (line {exc.lineno}: {exc.msg})") from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UnreadableFile(f"{path} cannot be read ({exc})") from exc
 
 
 def non_finite_path(value: Any, where: str = "") -> Optional[str]:

@@ -32,14 +32,13 @@ stops the load (DataError naming it), as does a file that is not valid JSON.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Optional
 
 import numpy as np
 from pycocotools import mask as coco_mask
 
-from harness.api import DataError, DroppedRow, read_jsonl_rows
+from harness.api import DataError, DroppedRow, read_json_file, read_jsonl_rows
 from harness.frames import MediaError, probe_video
 from harness_metrics import encode_rle
 
@@ -91,8 +90,8 @@ def load_build(layout: Layout, split: str) -> list[tuple[Optional[str], Any]]:
     path = layout.path / f"{split}.jsonl"
     if not path.exists():
         raise DataError(f"rvtbench: {path} is missing; rebuild with `python -m harness build rvtbench ...`")
-    info = json.loads((layout.path / "manifest.json").read_text(encoding="utf-8-sig"))
-    vocab = info.get("answer_vocabulary")  # the DT's answer domain, for `random` and the judge
+    info = read_json_file(layout.path / "manifest.json", "rvtbench build manifest (a JSON object)")
+    vocab = info.get("answer_vocabulary") if isinstance(info, dict) else None  # the DT's answer domain, for `random` and the judge
     rows = []
     for k, raw in enumerate(read_jsonl_rows(path, "rvtbench")):
         row = _checked_build_row(raw, f"rvtbench: {path} row {k}", vocab if isinstance(vocab, dict) else {})
@@ -153,11 +152,7 @@ def _records(path: Path) -> list[tuple[str, dict]]:
                 f"rvtbench: {path} is parquet; install pyarrow (pip install 'video-harness[parquet]')"
             ) from None
         return [(f"{path}[{k}]", rec) for k, rec in enumerate(pq.read_table(path).to_pylist())]
-    try:
-        data = json.loads(path.read_text(encoding="utf-8-sig"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        line = f"line {err.lineno}: {err.msg}" if isinstance(err, json.JSONDecodeError) else str(err)
-        raise DataError(f"rvtbench: {path} is not valid JSON ({line})") from None
+    data = read_json_file(path, "rvtbench annotation file (JSON)")  # regular, bounded, never a FIFO
     if isinstance(data, dict):
         for key in _LIST_KEYS:
             if isinstance(data.get(key), list):

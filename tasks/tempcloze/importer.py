@@ -34,7 +34,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Optional
 
-from harness.api import DataError, ImportedRun, Importer, file_sha256
+from harness.api import DataError, ImportedRun, Importer, file_sha256, read_json_file
 from harness_tasks.tempcloze.parsing import parse_letter
 from harness_tasks.tempcloze.protocol import (
     DIMENSION_NAMES,
@@ -285,10 +285,7 @@ def detect_format(data: dict) -> str:
 
 def read_official(path: Path, commit: Optional[str] = None) -> ImportedRun:
     """One public results file as an ImportedRun (entries that cannot be read are listed as dropped)."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8-sig"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise DataError(f"tempcloze-official: {path} is not readable JSON ({err})") from err
+    data = read_json_file(path, "tempcloze-official results file (readable JSON)")  # regular, bounded
     if not isinstance(data, dict):
         raise DataError(f"tempcloze-official: {path} must be a JSON object keyed by stem")
     fmt = detect_format(data)

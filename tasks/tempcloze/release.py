@@ -17,12 +17,11 @@ for, and the build and download commands.
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any, Optional
 
-from harness.api import DataError
+from harness.api import DataError, read_json_file, read_text_file
 
 CHOICES = "choices"
 CODE_DIR = "TempCloze"  # the official repository's newer folder (its scripts, mixed/ and subset/)
@@ -53,10 +52,7 @@ CHOICES_PATHS = (CHOICES, f"{CODE_DIR}/{CHOICES}")
 
 def read_json(path: Path, what: str) -> Any:
     """A JSON file's value (a leading byte-order mark accepted); unreadable JSON is a DataError naming it."""
-    try:
-        return json.loads(Path(path).read_text(encoding="utf-8-sig"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise DataError(f"tempcloze: {what} {path} is not readable JSON ({err})") from err
+    return read_json_file(path, f"tempcloze {what} (readable JSON)")  # regular, bounded, never a FIFO
 
 
 def _looked_for(root: Path, rels: tuple[str, ...]) -> str:
@@ -83,8 +79,9 @@ def subset_file(root: Path, name: str) -> Optional[Path]:
     several places must be equal."""
     found = [root / rel for rel in SUBSET_PATHS[name] if (root / rel).is_file()]
     if len(found) > 1:
-        first = found[0].read_bytes().removeprefix(b"\xef\xbb\xbf")
-        differing = [p for p in found[1:] if p.read_bytes().removeprefix(b"\xef\xbb\xbf") != first]
+        what = f"tempcloze subset file {name}"
+        first = read_text_file(found[0], what)  # a leading byte-order mark dropped
+        differing = [p for p in found[1:] if read_text_file(p, what) != first]
         if differing:
             paths = ", ".join(str(p) for p in found)
             raise DataError(

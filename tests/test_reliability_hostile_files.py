@@ -1,0 +1,97 @@
+"""A task folder and dataset made by someone careless or hostile never hang, crash or score a run: a FIFO
+named like a split, a YAML or an include is refused by name (before, each hung the run until it was killed); a
+frame count of a billion is refused when the YAML is read (before: the run built a billion positions); an fps
+rate far above the video's takes every frame at once (before: a loop of rate / fps turns per frame); an
+empty `metrics:` list is exit 2 naming the field (before: an IndexError traceback after every model call)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import PLUGIN_PKG, harness_env, run_harness
+from harness.frames.sampler import fps_positions
+
+TASKS_DIR = PLUGIN_PKG / "harness_colors" / "tasks"
+
+
+def _setup(tmp_path: Path, colors_root: Path, yaml_edit=lambda y: y) -> tuple[Path, Path]:
+    """A copy of the colors task as `fz_qa` (no group, no variants) and a copy of its data root."""
+    folder = tmp_path / "tasks"
+    folder.mkdir(parents=True)
+    for name in ("hooks.py", "prompt.jinja"):
+        shutil.copy(TASKS_DIR / name, folder / name)
+    text = (TASKS_DIR / "colors.yaml").read_text().split("variants:")[0]
+    text = text.replace("task: colors_qa", "task: fz_qa").replace("groups: [colors]\n", "")
+    (folder / "fz.yaml").write_text(yaml_edit(text))
+    data = tmp_path / "data"
+    shutil.copytree(colors_root, data)
+    return folder, data
+
+
+def _run(tmp_path: Path, folder: Path, data: Path):
+    args = ["--include_path", str(folder), "--tasks", "fz_qa", "--model", "oracle", "--data", str(data),
+            "--cache_dir", str(tmp_path / "cache"), "--no_progress"]  # fmt: skip
+    return run_harness(args, harness_env(), timeout=120)  # a hang fails the test (TimeoutExpired)
+
+
+def _one_line_error(proc, *words: str) -> None:
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr, proc.stderr
+    line = [ln for ln in proc.stderr.splitlines() if ln.startswith("error:")][-1]
+    for word in words:
+        assert word in line, line
+
+
+@pytest.mark.parametrize("name", ["test.jsonl", "test.json"])
+def test_a_fifo_split_file_is_refused_by_name(tmp_path, colors_root, name):
+    folder, data = _setup(tmp_path, colors_root)
+    (data / "colors" / "test.jsonl").unlink()
+    os.mkfifo(data / "colors" / name)
+    _one_line_error(_run(tmp_path, folder, data), name, "not a regular file", "fz_qa")
+
+
+def test_a_fifo_include_is_refused_and_a_fifo_yaml_beside_a_task_is_skipped_by_name(tmp_path, colors_root):
+    folder, data = _setup(tmp_path, colors_root)
+    os.mkfifo(folder / "other.yaml")
+    beside = _run(tmp_path, folder, data)
+    assert beside.returncode == 0, beside.stderr
+    assert "other.yaml: not a regular file" in beside.stderr
+    folder2, _ = _setup(tmp_path / "b", colors_root, lambda y: y + "include: inc.yaml\n")
+    os.mkfifo(folder2 / "inc.yaml")
+    included = _run(tmp_path, folder2, data)
+    assert included.returncode == 2 and "inc.yaml: not a regular file" in included.stderr, included.stderr
+
+
+@pytest.mark.parametrize(
+    ("edit", "field"),
+    [
+        (lambda y: y.replace("count: 8", "count: 1000000000"), "frames.count"),
+        (lambda y: y.replace("count: 8", "count: 8\n  max_frames: 1000000000"), "frames.max_frames"),
+        (lambda y: y.replace("strategy: uniform\n  count: 8", "strategy: fps\n  rate: .inf"), "frames.rate"),
+        (
+            lambda y: y.replace("metrics:\n  - name: accuracy\n    headline: true\n", "metrics: []\n"),
+            "metrics",
+        ),
+    ],
+)
+def test_unbounded_frame_specs_and_no_metrics_are_refused_naming_the_field(
+    tmp_path, colors_root, edit, field
+):
+    folder, data = _setup(tmp_path, colors_root, edit)
+    _one_line_error(_run(tmp_path, folder, data), "fz.yaml", f"'{field}'")
+
+
+def test_an_fps_rate_far_above_the_videos_takes_every_frame(tmp_path, colors_root):
+    assert fps_positions(50, 25.0, 1e9) == list(range(50)) == fps_positions(50, 25.0, 25.0)
+    assert fps_positions(50, 25.0, 12.5) == list(range(0, 50, 2))
+    folder, data = _setup(
+        tmp_path,
+        colors_root,
+        lambda y: y.replace("strategy: uniform\n  count: 8", "strategy: fps\n  rate: 1000000000"),
+    )
+    proc = _run(tmp_path, folder, data)
+    assert proc.returncode == 0, proc.stderr
