@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 from servers.chat import ChatServer
 
+from harness.api import ModelArgsError
 from harness.contract.messages import Message, Request, TextPart, VideoPart
 from harness.data.media import VideoRef
 from harness_models.openai_api.adapter import BudgetExceeded, OpenAIModel, RequestsFailed
@@ -289,3 +290,21 @@ def test_a_broken_server_ends_the_run_quickly_with_every_sample_counted(with_plu
     assert out.results["complete"] is False
     assert res["n_errors"] == res["n_rows"] == 24 and res["errors_by_reason"] == {"generation": {"repeated_server_error": 24}}
     assert len(server.bodies) <= 8, len(server.bodies)
+
+
+@pytest.mark.parametrize(
+    ("arg", "value", "why"),
+    [
+        ("request_deadline", "nan", "is not a finite number"),  # before: accepted, a deadline never reached
+        ("request_deadline", float("inf"), "is not a finite number"),
+        ("timeout", "inf", "is not a finite number"),
+        ("concurrency", float("inf"), "is not a whole number"),  # before: an OverflowError traceback
+        ("concurrency", 2.5, "is not a whole number"),  # before: quietly 2
+        ("max_retries", True, "is not a whole number"),  # before: quietly 1
+        ("max_cost", False, "is not a number"),
+    ],
+)
+def test_numeric_model_args_must_be_finite_and_whole_where_counted(arg, value, why):
+    with pytest.raises(ModelArgsError, match=f"model 'openai': argument {arg}=.*{why}"):
+        OpenAIModel(base_url="http://127.0.0.1:9/v1", model="m", **{arg: value})
+    assert OpenAIModel(base_url="http://127.0.0.1:9/v1", model="m", concurrency=4.0, max_retries="3").concurrency == 4
