@@ -85,3 +85,18 @@ def test_a_second_run_in_the_process_fills_its_own_cache_dirs_hash_index(tmp_pat
     for name in ("a", "b"):
         run_in(tmp_path / name, ["colors_qa"], "oracle", colors_root, state, progress=False, log_samples=False)
         assert _parts(tmp_path / name / "c")["hashes"].entries > 0, name
+
+
+def test_the_frame_cache_cap_comes_from_the_environment(tmp_path, with_plugin, colors_root, monkeypatch, capsys):
+    """HARNESS_FRAME_CACHE_MB caps the frames a run keeps (0: none) and `cache` shows that cap; a value that is
+    no size is one line, exit 2 (before, the 20 GiB cap could be changed only by pruning afterwards)."""
+    monkeypatch.setenv("HARNESS_FRAME_CACHE_MB", "0")
+    run_in(tmp_path, ["colors_qa"], "oracle", colors_root, load_plugins(), progress=False, log_samples=False)
+    cache_dir = tmp_path / "c"
+    assert _parts(cache_dir)["frames"].entries == 0 and _parts(cache_dir)["responses"].entries == 24
+    monkeypatch.setenv("HARNESS_FRAME_CACHE_MB", "512")
+    assert cli_main(["cache", "--cache_dir", str(cache_dir)]) == 0
+    assert "(cap 512.0 MiB)" in capsys.readouterr().out
+    monkeypatch.setenv("HARNESS_FRAME_CACHE_MB", "lots")
+    assert cli_main(["cache", "--cache_dir", str(cache_dir)]) == 2
+    assert "HARNESS_FRAME_CACHE_MB='lots' is not a whole number" in capsys.readouterr().err

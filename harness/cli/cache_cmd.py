@@ -18,8 +18,8 @@ from harness.cache.inventory import (
     response_rows,
     shrink_to,
 )
+from harness.engine.frame_feed import frame_cache_bytes
 from harness.errors import EXIT_OK, ConfigError
-from harness.frames.cache import DEFAULT_MAX_BYTES
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -46,7 +46,7 @@ def show(cache_dir: Path) -> None:
     print(f"cache dir: {cache_dir}")
     print(f"{'part':17} {'entries':>8} {'size':>10}  {'oldest':>12}  {'newest':>12}  holds")
     for p in parts:
-        cap = f" (cap {human_size(DEFAULT_MAX_BYTES)})" if p.name == "frames" else ""
+        cap = f" (cap {human_size(frame_cache_bytes())})" if p.name == "frames" else ""
         print(f"{p.name:17} {p.entries:8d} {human_size(p.size):>10}  {human_age(p.oldest):>12}  "
               f"{human_age(p.newest):>12}  {p.what}{cap}")
     print(f"{'total':17} {'':8} {human_size(sum(p.size for p in parts)):>10}")

@@ -30,6 +30,7 @@ from harness.engine.frame_feed import (
     FrameFeed,
     decode_bytes,
     decode_workers,
+    frame_cache_bytes,
     shared_frames_bytes,
     video_parts,
 )
@@ -63,7 +64,7 @@ class Evaluator:
         self.rank, self.world = distributed.world()
         cache_dir = Path(cfg.cache_dir) if cfg.cache_dir else default_cache_dir()
         self.responses = None if cfg.no_cache else ResponseCache(cache_dir / "responses.sqlite")
-        self.frames = None if cfg.no_cache else FrameCache(cache_dir / "frames")
+        self.frames = None if cfg.no_cache else FrameCache(cache_dir / "frames", frame_cache_bytes())
         self.hashes = HashStore(None if cfg.no_cache else cache_dir / "hashes")  # this run's content hashes
         self.stats = {"cache_hits": 0, "generated": 0, "clips_loaded": 0, "cache_rejected": 0}
         self._sample_frames: dict[tuple[str, int], SampleFrames] = {}

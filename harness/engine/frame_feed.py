@@ -24,6 +24,7 @@ from harness.contract.messages import VideoPart
 from harness.engine.sample import Instance
 from harness.errors import ConfigError
 from harness.frames import FrameCache, MediaError, load_clip
+from harness.frames.cache import DEFAULT_MAX_BYTES
 from harness.frames.clip import DecodedClip
 from harness.frames.content_hash import HashStore
 from harness.frames.gate import DecodeGate, usable_cores
@@ -60,6 +61,13 @@ def shared_frames_bytes() -> int:
 def decode_bytes() -> int:
     """The budget of frames decoded at once: $HARNESS_DECODE_MB (MiB); one clip always decodes."""
     return _env_int("HARNESS_DECODE_MB", DECODE_MB, "a size in MiB") * 2**20
+
+
+def frame_cache_bytes() -> int:
+    """The frame cache's size cap: $HARNESS_FRAME_CACHE_MB (MiB; 0 keeps no frames), else 20 GiB
+    (harness.frames.cache.DEFAULT_MAX_BYTES); the least recently used clips go first."""
+    default_mb = DEFAULT_MAX_BYTES // 2**20
+    return _env_int("HARNESS_FRAME_CACHE_MB", default_mb, "a size in MiB, e.g. 51200 for 50 GiB") * 2**20
 
 
 def video_parts(inst: Instance) -> list[tuple[VideoPart, FrameSpec]]:
