@@ -36,12 +36,12 @@ from harness.engine.frame_feed import (
 )
 from harness.engine.generation import Generation, GenerationPipeline
 from harness.engine.progress import SampleProgress
-from harness.engine.sample import Instance, SampleFrames, SampleRecord, sample_error
-from harness.errors import HarnessError, HookContractError, StrictModeError
+from harness.engine.sample import Instance, SampleFrames, sample_error
+from harness.errors import HarnessError, HookContractError
 from harness.frames import FrameCache, MediaError, decoder_identity, load_clip
 from harness.frames.content_hash import HashStore, hash_files
 from harness.frames.spec import FrameSpec
-from harness.scoring.recording import score_recorded, unusable_answer
+from harness.scoring.recording import check_arrived
 
 log = logging.getLogger("harness.engine.evaluator")
 
@@ -227,27 +227,6 @@ class Evaluator:
 
     # -- --strict ----------------------------------------------------------------------------------
     def check_strict(self, inst: Instance) -> None:
-        """--strict's check of a finished instance, before the next model call: StrictModeError for an error
-        (media, generation, ...) or an answer the task's parser cannot use (parsed only: scoring comes once,
-        in doc order, `score`)."""
-        if not self.cfg.strict:
-            return
-        if inst.error is not None:
-            self._stop(inst.task.name, inst.doc["doc_id"], f"{inst.error['kind']} error: {inst.error['message']}")
-        if inst.response is not None:
-            reason = unusable_answer(inst, self.judge)
-            if reason is not None:
-                self._stop(inst.task.name, inst.doc["doc_id"], f"the task could not use the answer: {reason}")
-
-    def score(self, task: Task, rec: SampleRecord) -> None:
-        """Score a run's record (once, in doc order: `score_in_order`); under --strict, StrictModeError for a
-        record left with an error or an answer the task's scorer could not use."""
-        score_recorded(task, rec, self.judge)
-        if self.cfg.strict and rec.error:
-            self._stop(task.name, rec.doc_id, f"{rec.error['kind']} error: {rec.error['message']}")
-        if self.cfg.strict and (rec.parsed or {}).get("unusable"):
-            self._stop(task.name, rec.doc_id, f"the task could not use the answer: {rec.parsed['unusable']}")
-
-    @staticmethod
-    def _stop(task: str, doc_id: str, what: str) -> None:
-        raise StrictModeError(f"task '{task}' doc '{doc_id}': {what}")
+        """--strict's check of a finished instance, before the next model call (`recording.check_arrived`)."""
+        if self.cfg.strict:
+            check_arrived(inst, self.judge)

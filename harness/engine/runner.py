@@ -6,6 +6,7 @@ import logging
 import time
 from collections import Counter
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any, Optional
 
@@ -43,6 +44,7 @@ from harness.scoring.recording import (
     run_results,
     run_settings,
     score_in_order,
+    score_recorded,
     task_run_config,
     with_samples_files,
 )
@@ -292,7 +294,8 @@ def run(cfg: RunConfig, state: Optional[PluginState] = None) -> RunOutcome:
     scored: dict[str, list[SampleRecord]] = {t.name: [] for t in tasks}
     for _, rec in by_index:
         scored[rec.task].append(rec)
-    score_in_order(tasks, scored, evaluator.score, seeds)  # doc order, as one process does with any ranks
+    score = partial(score_recorded, judge=judge, strict=cfg.strict)
+    score_in_order(tasks, scored, score, seeds)  # doc order, as one process does with any ranks
     frames = {t.name: effective_frame_spec(t, scored[t.name], cfg, model) for t in tasks}
     per_task = {name: [rec.to_json() for rec in recs] for name, recs in scored.items()}  # the samples' lines
     results = _results(cfg, model, model_name, tasks, groups, per_task, judge, world, loaded, frames, start_time)

@@ -27,7 +27,7 @@ from harness.data.lmms_task import LmmsTask
 from harness.data.task import Parsed, Task
 from harness.engine.sample import Instance, SampleRecord, sample_error
 from harness.engine.seeding import Seeds, preserved_generators, seed_generators
-from harness.errors import HookContractError
+from harness.errors import HookContractError, StrictModeError
 from harness.frames.spec import FrameSpec
 from harness.plugins.references import load_hook
 from harness.results.lm_eval_keys import add_lm_eval_keys, lm_eval_config, stderrs_of, task_hash
@@ -62,6 +62,22 @@ def record_instance(inst: Instance) -> SampleRecord:
         rec.raw = inst.response.text
         rec.structured = inst.response.structured
     return rec
+
+
+def _strict_stop(task: str, doc_id: str, what: str) -> StrictModeError:
+    return StrictModeError(f"task '{task}' doc '{doc_id}': {what}")
+
+
+def check_arrived(inst: Instance, judge: Any = None) -> None:
+    """`--strict`'s check of a finished instance, before the next model call: StrictModeError for an error
+    (media, generation, ...) or an answer the task's parser cannot use (`unusable_answer`: parsed only)."""
+    task, doc_id = inst.task.name, inst.doc["doc_id"]
+    if inst.error is not None:
+        raise _strict_stop(task, doc_id, f"{inst.error['kind']} error: {inst.error['message']}")
+    if inst.response is not None:
+        reason = unusable_answer(inst, judge)
+        if reason is not None:
+            raise _strict_stop(task, doc_id, f"the task could not use the answer: {reason}")
 
 
 def unusable_answer(inst: Instance, judge: Any = None) -> Optional[str]:
@@ -169,11 +185,16 @@ def score_sample(task: Task, rec: SampleRecord, judge: Any = None) -> None:
         setattr(rec, name, value)
 
 
-def score_recorded(task: Task, rec: SampleRecord, judge: Any = None) -> None:
+def score_recorded(task: Task, rec: SampleRecord, judge: Any = None, strict: bool = False) -> None:
     """Score a run's record (`score_in_order`); one that has an error (media, generation, ...) or no answer
-    stays unscored, its error counted."""
+    stays unscored, its error counted. `strict`: StrictModeError for a record left with an error or an answer
+    the task's scorer could not use."""
     if rec.error is None and rec.raw is not None:
         score_sample(task, rec, judge)
+    if strict and rec.error:
+        raise _strict_stop(task.name, rec.doc_id, f"{rec.error['kind']} error: {rec.error['message']}")
+    if strict and (rec.parsed or {}).get("unusable"):
+        raise _strict_stop(task.name, rec.doc_id, f"the task could not use the answer: {rec.parsed['unusable']}")
 
 
 def score_record(task: Task, rec: dict, judge: Any = None) -> None:
