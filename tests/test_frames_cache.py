@@ -8,6 +8,7 @@ import logging
 import multiprocessing as mp
 import os
 import shutil
+import threading
 import time
 
 import numpy as np
@@ -246,3 +247,24 @@ def test_a_corrupt_entry_is_dropped_with_a_warning_and_recomputed(tmp_path, vide
     assert not again.from_cache and np.array_equal(again.frames, cold.frames)
     assert "dropping unreadable entry" in caplog.text
     assert load_clip(ref, spec, cache=cache).from_cache  # recomputed and stored again
+
+
+def test_a_fifo_where_an_entry_belongs_is_dropped_not_waited_on(tmp_path, video, caplog):
+    """A FIFO (or anything that is not a regular file) at an entry's path is a damaged entry: dropped with a
+    warning and the clip decoded again (before: opening it blocked the run forever)."""
+    cache = FrameCache(tmp_path / "frames")
+    ref = VideoRef(path=video)
+    spec = FrameSpec(strategy="uniform", count=4, max_side=64)
+    cold = load_clip(ref, spec, cache=cache)
+    path = cache.path_for(frame_cache_key(media_identity(video), ref, spec, decoder_version_for(spec)))
+    path.unlink()
+    os.mkfifo(path)
+    got: list = []
+    with caplog.at_level(logging.WARNING, logger="harness.frames.cache"):
+        worker = threading.Thread(target=lambda: got.append(load_clip(ref, spec, cache=cache)), daemon=True)
+        worker.start()
+        worker.join(60)
+    assert got, "load_clip waited on the FIFO"
+    assert not got[0].from_cache and np.array_equal(got[0].frames, cold.frames)
+    assert "dropping unreadable entry" in caplog.text and "not a regular file" in caplog.text
+    assert load_clip(ref, spec, cache=cache).from_cache  # the FIFO is gone, the entry written again

@@ -27,7 +27,7 @@ from typing import Optional
 import numpy as np
 
 from harness.cache.locking import exclusive_lock
-from harness.files import atomic_path
+from harness.files import atomic_path, open_regular
 from harness.frames.clip import DecodedClip
 from harness.frames.ref import ClipRef
 from harness.frames.spec import FrameSpec
@@ -35,6 +35,7 @@ from harness.frames.spec import FrameSpec
 log = logging.getLogger(__name__)
 
 MAGIC = b"HFC2"
+MAX_ENTRY_BYTES = 1 << 40  # no real clip comes near; a larger "entry" is damage
 SUFFIX = ".frames"
 FRAME_CACHE_VERSION = 2  # bump when the file format or the decoding pipeline's output changes
 #: the frame cache's default size cap (docs/frames.md, README "Where the cache lives"): the least recently
@@ -86,12 +87,14 @@ class FrameCache:
     def get(self, key: str) -> Optional[DecodedClip]:
         """The cached clip for `key` (marked from_cache) or None; a damaged entry is removed and missed."""
         path = self.path_for(key)
-        try:
-            with open(path, "rb") as f:
-                clip = _read_entry(f)
-        except FileNotFoundError:
+        if not os.path.lexists(path):  # the usual miss: one stat
             return None
+        try:  # a regular file only: a FIFO put where an entry belongs is never waited on (harness.files)
+            with open_regular(path, "frame cache entry", MAX_ENTRY_BYTES, ValueError) as f:
+                clip = _read_entry(f)
         except (OSError, ValueError) as exc:
+            if not os.path.lexists(path):  # evicted meanwhile by another run sharing the cache: a plain miss
+                return None
             log.warning("frame cache: dropping unreadable entry %s (%s)", path, exc)
             _unlink_quietly(path)
             return None
