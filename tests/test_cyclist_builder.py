@@ -263,3 +263,20 @@ def test_rvtbench_reads_every_tier_of_a_build_with_distinct_video_ids(tmp_path):
         assert builder.run(args) == 0
     stems = [stem for stem, *_ in scene_paths(tmp_path)]
     assert sorted(stems) == ["bicycle_test_0", "bicycle_test_1", "unicycle_test_0", "unicycle_test_1"]
+
+
+@pytest.mark.parametrize(
+    ("flags", "why"),
+    [
+        (["--num-scenes", "0"], "--num-scenes 0: need at least 1 scene"),  # before: exit 0, an empty build
+        (["--num-scenes", "-1"], "--num-scenes -1: need at least 1 scene"),
+        (["--size", "100000x100000"], "each side must be between 1 and 7680"),  # before: a MemoryError traceback
+        (["--frames", "100000000"], "at most 10000 frames"),  # before: ran until killed
+        (["--minimum-distance", "nan"], "must be a finite number"),  # before: 'cannot convert float NaN'
+    ],
+)
+def test_unbounded_or_empty_builds_are_refused_naming_the_flag(tmp_path, flags, why):
+    builder, args = _args(tmp_path / "out", "--tier", "L1", "--num-scenes", "1", "--renderer", "raster", *flags)
+    with pytest.raises(ValueError, match=why):
+        builder.run(args)
+    assert not (tmp_path / "out" / "videos").exists(), "refused before anything is written"

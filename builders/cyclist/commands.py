@@ -101,6 +101,8 @@ class CyclistBuilder(Builder):
             cyclic_lights=None if args.lights is None else args.lights == "on",
         )
         num = args.num_scenes if args.num_scenes is not None else SPLIT_SIZES[args.tier][args.split]
+        if num < 1:
+            raise ValueError(f"--num-scenes {num}: need at least 1 scene")
         job = BuildJob(args.out, settings, comp, args.split, num, args.seed, renderer, args.shard)
         manifest = run_build(job, workers=args.workers, progress=not args.no_progress)
         print(

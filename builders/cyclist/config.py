@@ -51,6 +51,10 @@ SPLIT_SIZES: dict[str, dict[str, int]] = {
     "L5": {"train": 1360, "val": 680, "test": 680},
 }
 SPLITS = ("train", "val", "test")
+#: bounds on a build's video, refused up front rather than met as a MemoryError (the paper's videos: 160 frames,
+#: 1920x1080)
+MAX_FRAMES = 10_000
+MAX_SIDE = 7680  # 8K UHD
 
 
 @dataclass(frozen=True)
@@ -190,6 +194,13 @@ def check_feasible(settings: SceneSettings, comp: Composition) -> None:
     s = settings
     if s.number_of_frames < 2 or s.fps <= 0:
         raise ValueError(f"--frames {s.number_of_frames} --fps {s.fps}: need at least 2 frames and fps > 0")
+    if s.number_of_frames > MAX_FRAMES:
+        raise ValueError(f"--frames {s.number_of_frames}: at most {MAX_FRAMES} frames per video")
+    width, height = s.resolution_width, s.resolution_height
+    if not (0 < width <= MAX_SIDE and 0 < height <= MAX_SIDE):
+        raise ValueError(f"--size {width}x{height}: each side must be between 1 and {MAX_SIDE} pixels")
+    if not math.isfinite(s.minimum_distance) or s.minimum_distance < 0:
+        raise ValueError(f"--minimum-distance {s.minimum_distance}: must be a finite number of at least 0")
     lo, hi = s.factor_range()
     k = len(prime_factors(s.number_of_frames))
     if not (1 <= lo <= hi <= k):
