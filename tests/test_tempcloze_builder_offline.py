@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from harness.cli.main import main
 
 
@@ -53,3 +55,22 @@ def test_the_cyclist_builds_videos_pass_with_the_stated_thresholds(tmp_path, cap
     assert "2 of 2 videos kept" in capsys.readouterr().out
     res = _run("tempcloze_all", "oracle", tmp_path / "data", tmp_path)["task_results"]["tempcloze_all"]
     assert res["n_samples"] == 6 and res["metrics"]["accuracy"]["value"] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("flags", "why"),
+    [
+        (["--min-duration", "nan"], "--min-duration nan: must be a number at least 0"),  # before: exit 0
+        (["--pairs-per-second", "0"], "--pairs-per-second 0.0: must be above 0"),  # before: ZeroDivisionError
+        (["--mixed-size", "-1"], "--mixed-size -1: must be a number at least 1 (0: every video)"),
+        (["--flow-height", "0"], "--flow-height 0: must be a number between 16 and 4320"),  # before: 'unreadable'
+        (["--crf", "999"], "--crf 999: must be a number between 0 and 51"),
+        (["--max-duration", "1"], "--max-duration 1.0: below --min-duration 4.0"),
+    ],
+)
+def test_build_flags_no_build_can_use_are_one_line_errors(tmp_path, capsys, flags, why):
+    out = tmp_path / "data" / "tempcloze"
+    code = main(["build", "tempcloze", "--synthetic", "2", "--out", str(out), "--virtual", "--no_progress", *flags])
+    err = capsys.readouterr().err
+    assert code == 2 and why in err and "Traceback" not in err, err
+    assert not out.exists(), "refused before anything is written"

@@ -8,6 +8,7 @@ Laplacian, here measured on the same 256 px frames).
 from __future__ import annotations
 
 import argparse
+import math
 from dataclasses import asdict, dataclass, fields
 from typing import Any, Optional
 
@@ -42,6 +43,24 @@ class BuildConfig:
     suitability_model: Optional[str] = None
     suitability_model_args: Optional[str] = None
 
+    def __post_init__(self) -> None:
+        """Refuse values no build can use, naming the flag (before: a NaN threshold passed every video, a rate of
+        0 was a ZeroDivisionError traceback, a negative --mixed-size a numpy error)."""
+        for name, low, high in _BOUNDS:
+            value = getattr(self, name)
+            if value is None:
+                continue
+            if not math.isfinite(value) or value < low or (high is not None and value > high):
+                span = f"between {low} and {high}" if high is not None else f"at least {low}"
+                span += " (0: every video)" if name == "mixed_size" else ""
+                raise ValueError(f"--{name.replace('_', '-')} {value}: must be a number {span}")
+        if self.pairs_per_second <= 0:
+            raise ValueError(f"--pairs-per-second {self.pairs_per_second}: must be above 0")
+        if self.max_duration is not None and self.max_duration < self.min_duration:
+            raise ValueError(
+                f"--max-duration {self.max_duration}: below --min-duration {self.min_duration}, so no video fits"
+            )
+
     def gap_rules(self) -> GapRules:
         """The interval rules these parameters select."""
         return GapRules(
@@ -57,6 +76,27 @@ class BuildConfig:
     def to_dict(self) -> dict[str, Any]:
         """Plain dict for the manifest."""
         return asdict(self)
+
+
+#: (field, lowest, highest or None) of every numeric build parameter; its flag is `--` + the field, dashed
+_BOUNDS = (
+    ("workers", 1, None),
+    ("min_duration", 0, None),
+    ("max_duration", 0, None),
+    ("min_sharpness", 0, None),
+    ("min_motion", 0, None),
+    ("flow_height", 16, 4320),
+    ("pairs_per_second", 0, 1000),
+    ("gap_tries", 1, 1000),
+    ("center_lo", 0, 1),
+    ("center_hi", 0, 1),
+    ("gap_min_frac", 0, 1),
+    ("gap_max_frac", 0, 1),
+    ("min_gap_frames", 1, None),
+    ("semantic_min_separation", 0, 1),
+    ("mixed_size", 1, None),
+    ("crf", 0, 51),
+)
 
 
 def add_build_arguments(parser: argparse.ArgumentParser) -> None:
