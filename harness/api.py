@@ -79,7 +79,7 @@ from harness.files import (
     write_atomic,
 )
 from harness.frames.content_hash import media_identity
-from harness.frames.spec import FrameSpec
+from harness.frames.spec import MAX_FRAME_COUNT, FrameSpec
 from harness.hookspecs import hookimpl
 from harness.plugins.loading import ENV_VAR, installed_plugins, load_plugins
 from harness.plugins.registry import Registry, resolve_reference
@@ -178,6 +178,7 @@ __all__ = [
     "read_json_file",
     "read_text_file",
     "MAX_DATA_FILE_BYTES",
+    "MAX_FRAME_COUNT",
     "checkpoint_kwargs",
     "evaluate",
     "file_sha256",

@@ -150,3 +150,23 @@ def test_part_options_are_read_as_the_cores_model_args(tmp_path, capsys):
     argv = ["build", "rvtbench", "--videos", str(tmp_path), "--out", str(tmp_path / "o"), "--no_progress"]
     assert main([*argv, "--depth-args", "batch_size=2,oops"]) == 2
     assert "error: --depth-args: 'oops' is not of the form key=value" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("flags", "why"),
+    [
+        (["--eval-frames", "100000000"], "--eval-frames 100000000: expected a whole number between 1 and 10000"),
+        (["--max-side", "0"], "--max-side 0: expected a whole number at least 8"),  # before: accepted
+        (["--keyframe-interval", "0"], "--keyframe-interval 0: expected a whole number at least 1"),
+    ],
+)
+def test_out_of_range_flags_are_one_line_errors_before_anything_runs(tmp_path, capsys, flags, why):
+    """Before: --eval-frames 10^8 ended in pydantic's multi-line validation error, --max-side 0 was accepted."""
+    from harness.cli.main import main
+
+    (tmp_path / "v.mp4").write_bytes(b"")  # the flags are read before any video is decoded
+    argv = ["build", "rvtbench", "--videos", str(tmp_path), "--out", str(tmp_path / "o"), "--no_progress", *flags]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert why in err and len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / "o").exists()

@@ -8,7 +8,7 @@ from pathlib import Path
 from harness.api import Builder, DemoDataset, add_progress_flag, parse_kv, registry
 from harness.frames import VIDEO_SUFFIXES
 
-from .config import POSITIVE_FLAGS, BuildOptions
+from .config import INTEGER_FLAGS, BuildOptions
 from .parts import load_model, load_part
 from .perception import decode_video, perception_dt
 from .pipeline import build_dataset
@@ -83,11 +83,11 @@ class RvtbenchBuilder(Builder):
     def run(self, args: argparse.Namespace) -> int:
         """Build the dataset folder; errors are raised as ValueError with the reason."""
 
-        for flag in POSITIVE_FLAGS:
-            if getattr(args, flag) is not None and getattr(args, flag) < 1:
-                raise ValueError(
-                    f"--{flag.replace('_', '-')} {getattr(args, flag)}: expected a positive integer"
-                )
+        for flag, (low, high) in INTEGER_FLAGS.items():
+            value = getattr(args, flag)
+            if value is not None and (value < low or (high is not None and value > high)):
+                span = f"between {low} and {high}" if high is not None else f"at least {low}"
+                raise ValueError(f"--{flag.replace('_', '-')} {value}: expected a whole number {span}")
         selector, writer, selector_name, query_name = _generation_parts(args)
         options = BuildOptions(
             seed=args.seed,

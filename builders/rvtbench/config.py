@@ -5,8 +5,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-#: flags that take a positive integer (checked before anything is built)
-POSITIVE_FLAGS = ("keyframe_interval", "downsample", "eval_frames", "objects_per_video", "num_videos", "workers")
+from harness.api import MAX_FRAME_COUNT
+
+#: flags that take a whole number, with (lowest, highest or None), checked before anything is built; frames with
+#: ground truth follow the frame spec's own bound, and a resize below 8 px is none (FrameSpec.max_side)
+INTEGER_FLAGS = {
+    "keyframe_interval": (1, None),
+    "downsample": (1, None),
+    "eval_frames": (1, MAX_FRAME_COUNT),
+    "objects_per_video": (1, None),
+    "num_videos": (1, None),
+    "workers": (1, None),
+    "max_side": (8, None),
+}
 
 
 @dataclass
