@@ -14,6 +14,9 @@ import pytest
 
 from conftest import PLUGIN_PKG, harness_env, run_harness
 from harness.frames.sampler import fps_positions
+from harness_builders.cyclist.questions.generate import read_scene_file
+from harness_builders.cyclist.questions.templates import TemplateError, load_template_file
+from harness_builders.tempcloze.virtual import load_item_document
 
 TASKS_DIR = PLUGIN_PKG / "harness_colors" / "tasks"
 
@@ -95,3 +98,16 @@ def test_an_fps_rate_far_above_the_videos_takes_every_frame(tmp_path, colors_roo
     )
     proc = _run(tmp_path, folder, data)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_builders_refuse_a_fifo_where_they_read_json(tmp_path):
+    """The builders read scene, template and clip-list files from folders a user names: a FIFO there is refused
+    by name (before: each blocked the build forever)."""
+    fifo = tmp_path / "scene_config.json"
+    os.mkfifo(fifo)
+    ((name, problem),) = list(read_scene_file(fifo))
+    assert name == fifo.name and "not a regular file" in str(problem)
+    with pytest.raises(ValueError, match="not a regular file"):
+        load_item_document(fifo)
+    with pytest.raises(TemplateError, match="not a regular file"):
+        load_template_file(fifo)

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.api import read_json_file
+
 from .layout import dataset_parts
 from .questions.functions import Invalid, run_steps
 from .questions.state import SceneSchemaError, SceneState
@@ -73,7 +75,7 @@ def comparable(value: Any) -> Any:
 
 
 def _read(path: Path) -> Any:
-    return json.loads(path.read_text(encoding="utf-8-sig"))
+    return read_json_file(path, "CycliST build file (JSON)", error=ValueError)  # regular, bounded
 
 
 def _scenes(folder: Path, loose: Path | None) -> Iterator[tuple[str, Any]]:

@@ -8,7 +8,7 @@ import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from harness.api import resolve_reference, write_atomic
+from harness.api import read_json_file, resolve_reference, write_atomic
 
 from .config import Composition, SceneSettings, check_feasible, plan_scene
 from .layout import SplitDirs, split_dirs
@@ -73,7 +73,7 @@ def check_output_dir(job: BuildJob) -> None:
     cfg_path = job.dirs.build_config
     config = {k: v for k, v in job.config().items() if k != "split"}
     if cfg_path.exists():
-        old = {k: v for k, v in json.loads(cfg_path.read_text()).items() if k != "split"}
+        old = {k: v for k, v in read_json_file(cfg_path, "CycliST build config", error=ValueError).items() if k != "split"}
         if old != config:
             diff = sorted(k for k in set(old) | set(config) if old.get(k) != config.get(k))
             raise ValueError(
@@ -90,7 +90,7 @@ def build_one(job: BuildJob, index: int, renderer=None) -> dict:
     dirs = job.dirs
     scene_path = dirs.scenes / f"{stem}_config.json"
     if scene_path.exists():
-        scene = json.loads(scene_path.read_text())
+        scene = read_json_file(scene_path, "CycliST scene file", error=ValueError)
         return dict(scene.get("generation", {}), scene=stem, skipped=True)
     result = generate_scene(job.settings, plan_scene(job.comp, job.split, index, job.seed), job.seed)
     scene = result.scene
@@ -122,7 +122,7 @@ def write_manifest(job: BuildJob) -> dict:
     scenes, failures, totals = [], 0, {"property_resamples": 0, "object_regenerations": 0, "backtracks": 0}
     cycle_counts: dict[str, int] = {}
     for path in sorted(job.dirs.scenes.glob("*_config.json")):
-        scene = json.loads(path.read_text())
+        scene = read_json_file(path, "CycliST scene file", error=ValueError)
         gen = scene.get("generation", {})
         failures += int(gen.get("failed_seeds", 0))
         for k in totals:

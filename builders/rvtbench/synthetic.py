@@ -10,13 +10,13 @@ folders are read as data in the release layout (layout.py): no module of the Cyc
 
 from __future__ import annotations
 
-import json
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from harness.api import read_json_file
 from harness_metrics import decode_rle
 
 from .dt import SAME_DEPTH_THRESHOLD, frame_relations, instance_record, normalise_depth, spatial_description
@@ -97,8 +97,8 @@ def synthetic_sources(cyclist_dir: Path, keyframe_interval: int, num_videos: int
 def synthetic_dt(scene_path: Path, masks_path: Path, video_rel: str, keyframe_interval: int = 1) -> dict:
     """The DT JSON of one rendered CycliST scene (exact masks, depth, attributes, templated descriptions)."""
 
-    scene = json.loads(scene_path.read_text())
-    masks = json.loads(masks_path.read_text())
+    scene = read_json_file(scene_path, "CycliST scene file", error=ValueError)  # regular, bounded
+    masks = read_json_file(masks_path, "CycliST masks file", error=ValueError)
     states = builder_part(SCENE_STATES_PART)(scene)
     width, height, num_frames = int(masks["width"]), int(masks["height"]), int(masks["num_frames"])
     objects = masks["objects"]

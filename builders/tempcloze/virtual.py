@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Any, Union
 
-from harness.api import Segment, VideoRef, write_atomic
+from harness.api import Segment, VideoRef, read_json_file, write_atomic
 
 from .intervals import ClipPlan, ItemPlan
 from .layout import ALL_CLIPS
@@ -75,10 +75,7 @@ def write_item_document(path: Path, doc: dict[str, Any]) -> None:
 def load_item_document(path: Union[str, os.PathLike]) -> dict[str, Any]:
     """Read and check one clips.json; errors name the file and the missing field."""
     p = Path(path)
-    try:
-        doc = json.loads(p.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as err:
-        raise ValueError(f"{p}: not a readable clips.json ({err})") from err
+    doc = read_json_file(p, "TempCloze clips.json", error=ValueError)  # regular, bounded, never a FIFO
     if not isinstance(doc, dict) or doc.get("format") != CLIPS_FORMAT:
         raise ValueError(f"{p}: 'format' must be '{CLIPS_FORMAT}'; is this a TempCloze clips.json?")
     for key in ("source", "clips", "num_frames", "fps"):

@@ -12,12 +12,13 @@ category, tier, answer type and scene name.
 from __future__ import annotations
 
 import gc
-import json
 import logging
 import random
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
+
+from harness.api import read_json_file
 
 from .instantiate import AnswerBalancer, instantiate
 from .state import SceneSchemaError, SceneState
@@ -42,15 +43,16 @@ def iter_scenes(sources: SceneInput | Iterable[SceneInput]) -> Iterator[tuple[st
         path = Path(src)
         if path.is_dir():
             for file in sorted(path.glob("*.json")):
-                yield from _read_file(file)
+                yield from read_scene_file(file)
         else:
-            yield from _read_file(path)
+            yield from read_scene_file(path)
 
 
-def _read_file(path: Path) -> Iterator[tuple[str, Any]]:
+def read_scene_file(path: Path) -> Iterator[tuple[str, Any]]:
+    """(file name, scene JSON) of one scene file, or (file name, SceneSchemaError) when it cannot be read."""
     try:
-        yield path.name, json.loads(path.read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        yield path.name, read_json_file(path, "CycliST scene file", error=ValueError)  # regular, bounded
+    except ValueError as exc:
         yield path.name, SceneSchemaError(path.name, "<file>", f"cannot read JSON ({exc})")
 
 

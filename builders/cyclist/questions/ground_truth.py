@@ -4,9 +4,10 @@ judge), plus each cycle's period, completed passes and what it changes."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
+
+from harness.api import read_json_file
 
 from .state import CYCLE_TYPES, SceneState
 
@@ -18,7 +19,7 @@ def scene_ground_truth(scene: dict[str, Any] | str | Path | SceneState) -> dict[
     if isinstance(scene, SceneState):
         state = scene
     elif isinstance(scene, (str, Path)):
-        state = SceneState(json.loads(Path(scene).read_text()), Path(scene).name)
+        state = SceneState(read_json_file(scene, "CycliST scene file", error=ValueError), Path(scene).name)
     else:
         state = SceneState(scene, str(scene.get("video_file", "<scene>")))
     objects = []

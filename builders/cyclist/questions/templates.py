@@ -16,6 +16,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from harness.api import read_json_file
+
 from .functions import ANSWER_TYPE_OF, FUNCTIONS, VALUE_TYPES
 
 TEMPLATE_DIR = Path(__file__).with_name("templates")
@@ -215,8 +217,8 @@ def _answer_domain(output_type: str, last: TemplateNode) -> tuple[Any, ...]:
 def load_template_file(path: Path) -> list[Template]:
     """Load and check one family's template file."""
     try:
-        data = json.loads(Path(path).read_text())
-    except (OSError, json.JSONDecodeError) as exc:
+        data = read_json_file(path, "question template file (JSON)", error=ValueError)  # regular, bounded
+    except ValueError as exc:
         raise TemplateError(f"template file '{Path(path).name}': cannot read JSON ({exc})") from exc
     name = Path(path).name
     if not isinstance(data, dict) or not isinstance(data.get("templates"), list):
