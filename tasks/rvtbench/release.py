@@ -19,12 +19,11 @@ becomes a counted `media` error naming it).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from harness.api import DataError, archive_stem, is_archive, unpack_archive
+from harness.api import DataError, archive_stem, is_archive, read_json_file, unpack_archive
 
 HUB_DATASET = "yiqingshen/rvtbench"
 FOLDER = "rvtbench"
@@ -135,7 +134,7 @@ def _is_build(folder: Path) -> bool:
     if not manifest.is_file():
         return False
     try:
-        return json.loads(manifest.read_text(encoding="utf-8-sig")).get("builder") == "rvtbench"
+        return read_json_file(manifest, "rvtbench build manifest", error=ValueError).get("builder") == "rvtbench"
     except (ValueError, AttributeError, OSError):
         return False
 
