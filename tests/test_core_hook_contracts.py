@@ -226,8 +226,25 @@ def test_a_group_metric_function_lm_eval_could_not_call_is_refused_up_front(tmp_
     assert "hook 'hooks.py:agg'" in message and "weight_by_size" in message
 
 
-def test_a_group_metric_function_that_returns_no_number_is_named(tmp_path, colors_root):
-    """Before: float('1.0') made the string the group's value."""
-    folder = group_with_metric_function(tmp_path, "def agg(values, sizes, weight_by_size):\n    return '1.0'\n")
-    with pytest.raises(HookContractError, match="group metric 'accuracy': the aggregate_metric_list aggregation hook returned str"):
-        run_in(tmp_path, ["contract_group"], "oracle", colors_root, load_plugins([folder]))
+@pytest.mark.parametrize(
+    ("body", "why"),
+    [
+        ("return '1.0'", "group metric 'accuracy': the aggregate_metric_list aggregation hook returned str"),
+        ("raise ZeroDivisionError('no sizes')", "ZeroDivisionError: no sizes"),
+    ],
+)
+def test_a_group_metric_function_that_fails_leaves_that_metric_empty_and_the_run_incomplete(
+    tmp_path, colors_root, body, why
+):
+    """Before: float('1.0') made the string the group's value; then (a stricter check) the whole run stopped with
+    exit 2 after every model call and wrote no results. Now, as for a task's own aggregation: the group's
+    metric is null with the reason in `aggregation_errors`, the tasks' results are written, the run is
+    incomplete (exit 5)."""
+    folder = group_with_metric_function(tmp_path, f"def agg(values, sizes, weight_by_size):\n    {body}\n")
+    out = run_in(tmp_path, ["contract_group"], "oracle", colors_root, load_plugins([folder]))
+    group = out.results["group_results"]["contract_group"]
+    assert group["metrics"]["accuracy"]["value"] is None
+    (error,) = group["aggregation_errors"]
+    assert error.startswith("metric 'accuracy': its aggregate_metric_list aggregation failed") and why in error
+    assert out.results["task_results"]["contract_qa"]["metrics"]["accuracy"]["value"] == 1.0
+    assert not out.results["complete"] and any(why in r for r in out.results["incomplete_reasons"])

@@ -120,6 +120,10 @@ class GroupResult(BaseModel):
     errors_by_reason: dict[Str, Counts] = Field(default_factory=dict, description="per kind, count per reason")
     dropped: Counts = Field(default_factory=dict, description="dropped rows per reason")
     coverage: Optional[Share] = Field(None, description="n_scored / n_rows")
+    aggregation_errors: list[Str] = Field(
+        default_factory=list,
+        description="aggregate_metric_list functions that raised or returned no number (value null): incomplete",
+    )
 
 
 class ModelIdentity(BaseModel):

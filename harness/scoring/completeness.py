@@ -55,6 +55,7 @@ def mark_completeness(results: dict[str, Any], max_error_rate: float = DEFAULT_M
     for name, group in (results.get("group_results") or {}).items():
         if group.get("tables_error"):
             problems.append(f"group '{name}': its paper tables are missing: {group['tables_error']}")
+        problems += [f"group '{name}': {e}" for e in group.get("aggregation_errors") or ()]
     if not results.get("task_results"):
         problems.append("no task was evaluated")
     results["complete"] = not problems

@@ -11,6 +11,7 @@ from typing import Any, Optional
 
 from harness.contract.hooks import check_return
 from harness.data.task import Task
+from harness.errors import HookContractError
 from harness.scoring.aggregations import aggregate_with_note
 
 log = logging.getLogger("harness.scoring.task_results")
@@ -155,10 +156,14 @@ def aggregate_task(
     return out
 
 
-def group_metric_values(members: list[str], task_results: dict[str, dict], spec: list[tuple]) -> dict[str, Any]:
+def group_metric_values(
+    members: list[str], task_results: dict[str, dict], spec: list[tuple], errors: Optional[list[str]] = None
+) -> dict[str, Any]:
     """lm-eval's group metrics (its `consolidate_group_results`): for each (metric key, weight_by_size, fn) of
     an aggregate_metric_list, the members' values (those that have the metric) averaged, weighted by each
-    member's n of that metric with weight_by_size, or `fn(values, sizes, weight_by_size)` when given."""
+    member's n of that metric with weight_by_size, or `fn(values, sizes, weight_by_size)` when given. A
+    function that raises or returns no number leaves that metric without a value and its reason in `errors`
+    (the run is then incomplete), as a task's own aggregation does."""
     metrics = {}
     for key, weighted, fn in spec:
         pairs = [
@@ -170,10 +175,19 @@ def group_metric_values(members: list[str], task_results: dict[str, dict], spec:
             continue
         values, sizes = [v for v, _ in pairs], [n for _, n in pairs]
         if fn is not None:  # harness.contract.hooks.GroupMetricAggregation: a number, never "0.5" or True
-            value = fn(values, sizes, weighted)
-            ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
-            check_return(value, "aggregate_metric_list aggregation", f"group metric '{key}'", "a number (float)", ok)
-            value = float(value)
+            try:
+                value = fn(values, sizes, weighted)
+                ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
+                what = f"group metric '{key}'"
+                check_return(value, "aggregate_metric_list aggregation", what, "a number (float)", ok)
+                value = float(value)
+            except Exception as exc:  # the group function's bug: no value for this metric, the run incomplete
+                value = math.nan
+                why = str(exc) if isinstance(exc, HookContractError) else f"{type(exc).__name__}: {exc}"
+                error = f"metric '{key}': its aggregate_metric_list aggregation failed: {why}"
+                if errors is not None:
+                    errors.append(error)
+                log.warning("%s", error)
         else:
             weights = sizes if weighted else [1] * len(sizes)
             value = sum(v * w for v, w in zip(values, weights, strict=True)) / sum(weights) if sum(weights) else math.nan
@@ -188,8 +202,10 @@ def aggregate_group(
     else the members' headline metrics, sample-weighted (or a plain mean over tasks)."""
     present = [t for t in members if t in task_results]
     if spec:
-        metrics = group_metric_values(present, task_results, spec)
-        return {"tasks": present, "aggregate": how, "metrics": metrics, **group_accounting(present, task_results)}
+        errors: list[str] = []
+        metrics = group_metric_values(present, task_results, spec, errors)
+        out = {"tasks": present, "aggregate": how, "metrics": metrics, **group_accounting(present, task_results)}
+        return {**out, "aggregation_errors": errors} if errors else out
     by_metric: dict[str, list[tuple[float, int]]] = defaultdict(list)
     for t in present:
         res = task_results[t]
