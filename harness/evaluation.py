@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Optional, Union
 
+from harness.config.generation import check_generation
 from harness.config.run import RunConfig, parse_frames, parse_kv
 from harness.data.media import ALLOW_EXTERNAL_SYMLINKS
 from harness.engine import runner
@@ -101,7 +102,7 @@ def run_config(**flags: Any) -> RunConfig:
         frames=frames if isinstance(frames, FrameSpec) or frames is None else parse_frames(frames),
         data=Path(data) if data is not None else None,
         max_error_rate=check_max_error_rate(flags.pop("max_error_rate", DEFAULT_MAX_ERROR_RATE)),
-        gen_kwargs=_kv(flags.pop("gen_kwargs", ""), "--gen_kwargs"),
+        gen_kwargs=check_generation(_kv(flags.pop("gen_kwargs", ""), "--gen_kwargs"), "--gen_kwargs"),
         progress=not flags.pop("no_progress", False),
         **flags,
     )

@@ -79,6 +79,9 @@ def test_a_fifo_include_is_refused_and_a_fifo_yaml_beside_a_task_is_skipped_by_n
             lambda y: y.replace("metrics:\n  - name: accuracy\n    headline: true\n", "metrics: []\n"),
             "metrics",
         ),
+        # before: accepted, and every request to a served model carried a body no server takes
+        (lambda y: y.replace("temperature: 0", "temperature: .nan"), "generation"),
+        (lambda y: y.replace("max_new_tokens: 8", "max_new_tokens: 1000000000000"), "generation"),
     ],
 )
 def test_unbounded_frame_specs_and_no_metrics_are_refused_naming_the_field(
@@ -111,3 +114,19 @@ def test_builders_refuse_a_fifo_where_they_read_json(tmp_path):
         load_item_document(fifo)
     with pytest.raises(TemplateError, match="not a regular file"):
         load_template_file(fifo)
+
+
+@pytest.mark.parametrize(
+    ("value", "why"),
+    [
+        ("temperature=NaN", "--gen_kwargs temperature=nan: not a finite number"),
+        ("max_new_tokens=1e12", "must be a whole number between 1 and 1000000"),
+        ("top_p=1.5", "--gen_kwargs top_p=1.5: must be a number between 0 and 1"),
+    ],
+)
+def test_gen_kwargs_no_request_can_carry_are_refused_before_the_run(tmp_path, colors_root, value, why):
+    folder, data = _setup(tmp_path, colors_root)
+    args = ["--include_path", str(folder), "--tasks", "fz_qa", "--model", "oracle", "--data", str(data),
+            "--cache_dir", str(tmp_path / "cache"), "--no_progress", "--gen_kwargs", value]  # fmt: skip
+    proc = run_harness(args, harness_env(), timeout=120)
+    assert proc.returncode == 2 and why in proc.stderr and "Traceback" not in proc.stderr, proc.stderr

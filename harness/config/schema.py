@@ -4,10 +4,19 @@ from __future__ import annotations
 
 from typing import Any, Literal, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_serializer, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_serializer,
+    field_validator,
+    model_validator,
+)
 
 from harness.config import filter_list as pipelines
 from harness.config import lmms
+from harness.config.generation import generation_problem
 from harness.errors import ConfigError
 from harness.frames.spec import FrameSpec
 
@@ -168,6 +177,14 @@ class TaskConfig(_Strict):
     #: harness/data/filters.py): each metric is then declared once per pipeline, as `metric,pipeline`
     filter_list: Optional[list[dict[str, Any]]] = None
 
+    @field_validator("generation")
+    @classmethod
+    def _generation_in_range(cls, value: dict[str, Any]) -> dict[str, Any]:
+        problem = generation_problem(value)  # reported by pydantic, with the file and field
+        if problem is not None:
+            raise ValueError(problem)
+        return value
+
     @model_validator(mode="after")
     def _metrics_per_pipeline(self) -> TaskConfig:
         if self.filter_list is not None:
@@ -229,7 +246,7 @@ def _format_validation(path: str, exc: ValidationError) -> str:
     lines = []
     for err in exc.errors():
         loc = ".".join(str(x) for x in err["loc"]) or "(top level)"
-        msg = err["msg"]
+        msg = err["msg"].removeprefix("Value error, ")  # our validators' own sentences, as they wrote them
         if err["type"] == "extra_forbidden":
             msg = "unknown field (check its spelling; see docs/plugins.md for the schema)"
         elif err["type"] == "missing":
@@ -237,7 +254,7 @@ def _format_validation(path: str, exc: ValidationError) -> str:
         got = err.get("input")
         extra = (
             f" (got {got!r})"
-            if err["type"] not in ("missing", "extra_forbidden") and not isinstance(got, dict)
+            if err["type"] not in ("missing", "extra_forbidden", "value_error") and not isinstance(got, dict)
             else ""
         )
         lines.append(f"{path}: field '{loc}': {msg}{extra}")
