@@ -10,6 +10,7 @@ ModelLoadError: 3, ...), raised, never an exit.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -85,8 +86,8 @@ def run_config(**flags: Any) -> RunConfig:
             "--data_revision pins the hub release a task fetches without --data; with --data the local "
             "folder is read as it is: drop one of the two"
         )
-    if limit is not None and not isinstance(limit, bool) and limit >= 1:
-        limit = int(limit)
+    if isinstance(limit, (int, float)) and not isinstance(limit, bool) and math.isfinite(limit) and limit >= 1:
+        limit = int(limit)  # an infinity stays a float: RunConfig refuses it, naming --limit
     paths = flags.pop("include_path", ())
     paths = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
     frames = flags.pop("frames", None)

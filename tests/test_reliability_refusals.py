@@ -57,6 +57,8 @@ def test_a_model_that_cannot_answer_the_task_type_is_refused(with_plugin, colors
         (["--batch_size", "-3"], ["--batch_size -3", "at least 1"]),
         (["--limit", "0"], ["--limit 0", "leave it out to run every sample"]),
         (["--limit", "-2"], ["--limit -2", "at least 1"]),
+        (["--limit", "inf"], ["--limit inf", "at least 1"]),  # before: an OverflowError traceback
+        (["--limit", "nan"], ["--limit nan", "at least 1"]),
         (["--limit", "0.01"], ["task 'colors_qa'", "--limit 0.01 selects 0 of its 24 rows", "1/24"]),
     ],
 )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -107,8 +108,10 @@ class RunConfig:
             raise ConfigError(
                 f"--batch_size {size}: must be a whole number of at least 1 (the requests per generate call)"
             )
-        if self.limit is not None and (isinstance(self.limit, bool) or not self.limit > 0):
+        limit = self.limit
+        number = isinstance(limit, (int, float)) and not isinstance(limit, bool)
+        if limit is not None and (not number or not limit > 0 or not math.isfinite(limit)):
             raise ConfigError(
-                f"--limit {self.limit:g}: must be a sample count of at least 1 or a fraction between 0 and 1 of "
+                f"--limit {format(limit, 'g') if number else repr(limit)}: must be a sample count of at least 1 or a fraction between 0 and 1 of "
                 "each task; leave it out to run every sample"
             )
