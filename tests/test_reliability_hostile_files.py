@@ -6,6 +6,7 @@ empty `metrics:` list is exit 2 naming the field (before: an IndexError tracebac
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -130,3 +131,22 @@ def test_gen_kwargs_no_request_can_carry_are_refused_before_the_run(tmp_path, co
             "--cache_dir", str(tmp_path / "cache"), "--no_progress", "--gen_kwargs", value]  # fmt: skip
     proc = run_harness(args, harness_env(), timeout=120)
     assert proc.returncode == 2 and why in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+
+
+def test_rows_nested_too_deeply_are_dropped_with_a_reason(tmp_path, colors_root):
+    """A JSON Lines row 200,000 levels deep was a RecursionError traceback; one 500 deep loaded, to fail in a
+    later step. Both are dropped rows now, counted by reason, and the other rows run."""
+    folder, data = _setup(tmp_path, colors_root)
+    split = data / "colors" / "test.jsonl"
+    deep: object = None
+    for _ in range(500):
+        deep = [deep]
+    row = {"id": "deep", "video": "videos/test_000.mp4", "family": "color", "answer": "red", "extra": deep}
+    split.write_text("[" * 200_000 + "]" * 200_000 + "\n" + json.dumps(row) + "\n" + split.read_text())
+    args = ["--include_path", str(folder), "--tasks", "fz_qa", "--model", "oracle", "--data", str(data),
+            "--cache_dir", str(tmp_path / "cache"), "--output_path", str(tmp_path / "out"), "--no_progress"]  # fmt: skip
+    proc = run_harness(args, harness_env(), timeout=120)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    (results,) = (tmp_path / "out").rglob("results_*.json")
+    task = json.loads(results.read_text())["task_results"]["fz_qa"]
+    assert task["dropped"] == {"invalid_json": 1, "too_deep": 1} and task["n_samples"] == 24

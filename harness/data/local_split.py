@@ -26,8 +26,8 @@ def read_jsonl_rows(path: Path, what: str) -> list:
                 continue
             try:
                 rows.append(json.loads(line))
-            except (json.JSONDecodeError, UnicodeError) as exc:
-                msg = getattr(exc, "msg", str(exc))
+            except (json.JSONDecodeError, UnicodeError, RecursionError) as exc:
+                msg = "nested too deeply to read" if isinstance(exc, RecursionError) else getattr(exc, "msg", str(exc))
                 rows.append(
                     DroppedRow("invalid_json", f"{what}: {path} line {lineno} is not valid JSON ({msg})")
                 )

@@ -38,6 +38,24 @@ class LoadedSplit:
     media_roots: tuple[Path, ...] = ()
 
 
+#: the deepest nesting a row may have (a real row nests a few levels): deeper ones are dropped, so no later step
+#: (the prompt, the cache key, the samples file) recurses past Python's limit on a hostile row
+MAX_ROW_DEPTH = 64
+
+
+def nesting_depth(value: Any, limit: int = MAX_ROW_DEPTH) -> int:
+    """How deep `value` nests lists and mappings, counted without recursion and only up to `limit` + 1."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, (dict, list, tuple)):
+            deepest = max(deepest, depth)
+            if depth > limit:
+                return depth
+            stack.extend((v, depth + 1) for v in (node.values() if isinstance(node, dict) else node))
+    return deepest
+
+
 def checked_rows(docs: list, split: str, task: str, doc_id: str) -> tuple[list[dict], list[dict[str, str]]]:
     """A loader's rows (task `task`, split `split`) as docs with unique string ids (read from the field `doc_id`,
     else `doc_id`, else the row's index), and the rows it could not use (DroppedRow, not a mapping, a repeated id)."""
@@ -51,6 +69,10 @@ def checked_rows(docs: list, split: str, task: str, doc_id: str) -> tuple[list[d
         if not isinstance(doc, dict):
             what = f"row {i} of split '{split}' is {type(doc).__name__} {short_repr(doc)}, not a mapping"
             dropped.append(DroppedRow("not_a_mapping", f"task '{task}': {what}").to_json())
+            continue
+        if nesting_depth(doc) > MAX_ROW_DEPTH:
+            what = f"row {i} of split '{split}' nests deeper than {MAX_ROW_DEPTH} levels"
+            dropped.append(DroppedRow("too_deep", f"task '{task}': {what}").to_json())
             continue
         key = str(doc.get(doc_id, doc.get("doc_id", i)))
         if key in seen:
