@@ -105,6 +105,7 @@ def test_hostile_templates_are_refused_quickly_with_the_task_named(tmp_path, nam
     text = str(exc.value)
     assert f"hostile_{name.split('.')[0]}" in text and REFUSED[name] in text, text
     assert name in text or isinstance(exc.value, RowFieldError), "the template is named"
+    assert "doc '1'" in text, "and the row it was rendering (a row's data can blow the bound too)"
     assert "0x" not in text, "no address leaks into the message"
 
 

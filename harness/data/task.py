@@ -490,4 +490,4 @@ def _render_row(base_dir: Path, template: Optional[str], text: Optional[str], do
     except ConfigError as exc:
         if isinstance(exc.__cause__, UndefinedError):
             raise RowFieldError(f"{what} doc '{doc.get('doc_id')}': {exc.__cause__}") from None
-        raise
+        raise ConfigError(f"{exc} (rendering doc '{doc.get('doc_id')}')") from exc.__cause__
