@@ -20,9 +20,10 @@ from harness.config.run import RunConfig
 from harness.data.media import ALLOW_SYMLINKS_ENV, MediaPathError, VideoRef, safe_media_path
 from harness.engine.runner import run
 from harness.errors import ConfigError
-from harness.frames import FrameSpec, MediaError, load_clip
+from harness.frames import FrameSpec, MediaError, errors, folder, load_clip, probe
 from harness.frames.folder import is_frame_folder
 from harness.frames.probe import check_file
+from harness.frames.synthetic import write_marker_video
 from harness.plugins.loading import load_plugins
 from harness.results.writer import read_samples
 
@@ -200,3 +201,16 @@ def test_a_frame_folder_counts_once_per_image_change(tmp_path):
     first = media_identity(frames)
     (frames / "00001.png").write_bytes(b"changed bytes")
     assert media_identity(frames) != first
+
+
+def test_frames_over_the_side_limit_are_too_large_before_any_decode(tmp_path, monkeypatch):
+    """A file whose stream claims frames over MAX_FRAME_SIDE (16384) pixels a side is a counted `too_large`
+    media error, refused at the probe: decoding it would take gigabytes per frame. The limit is lowered here so
+    a small video stands for a huge one."""
+    video = write_marker_video(tmp_path / "wide.mp4", 4, 160, 90, fps=10)
+    monkeypatch.setattr(probe, "MAX_FRAME_SIDE", 100)
+    monkeypatch.setattr(folder, "MAX_FRAME_SIDE", 100)
+    with pytest.raises(MediaError) as caught:
+        load_clip(VideoRef(path=str(video)), FrameSpec(count=2))
+    assert caught.value.reason == "too_large" and "160x90 frames" in str(caught.value)
+    assert "too_large" in errors.REASONS and "downscale" in str(caught.value)

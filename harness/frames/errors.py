@@ -19,7 +19,11 @@ REASONS = (
     "no_video_stream",
     "decoder_failed",
     "empty_clip",
+    "too_large",
 )
+
+#: the largest frame side decoded (16K; H.264 stops at 8K): a file claiming more would need gigabytes per frame
+MAX_FRAME_SIDE = 16384
 
 
 class MediaError(Exception):
@@ -54,4 +58,5 @@ _HINTS = {
     "unsupported_codec": "re-encode it to H.264 (e.g. ffmpeg -i IN -c:v libx264 OUT.mp4)",
     "no_video_stream": "the file has no video track",
     "empty_clip": "the segments lie outside the video; check the clip bounds in the dataset",
+    "too_large": f"frames over {MAX_FRAME_SIDE} pixels a side are not decoded; downscale the video (ffmpeg -vf scale)",
 }

@@ -24,7 +24,7 @@ from typing import Optional
 
 import numpy as np
 
-from harness.frames.errors import MediaError
+from harness.frames.errors import MAX_FRAME_SIDE, MediaError
 from harness.frames.info import VideoInfo
 from harness.frames.scaling import RgbConverter
 
@@ -100,6 +100,8 @@ def index_folder(path: str | os.PathLike, fps: Optional[float] = None) -> Folder
 def _index_listing(files: tuple[Path, ...], key: tuple, rate: float) -> FolderIndex:
     """The probe of one listing (`key`: resolved folder, each frame's name, size and mtime) at `rate`."""
     first = _open_first_frame(files[0])
+    if max(first.width, first.height) > MAX_FRAME_SIDE:
+        raise MediaError(files[0], "too_large", f"{first.width}x{first.height} frames")
     codec = "png" if files[0].suffix.lower() == ".png" else "mjpeg"
     info = VideoInfo(
         num_frames=len(files),

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.frames import folder
-from harness.frames.errors import MediaError
+from harness.frames.errors import MAX_FRAME_SIDE, MediaError
 from harness.frames.folder import index_folder, is_frame_folder
 from harness.frames.info import VideoInfo
 from harness.frames.mp4boxes import mp4_cut_off, mp4_rotation
@@ -182,6 +182,8 @@ def _index_version(p: Path, version: tuple) -> VideoIndex:
         container.close()
     if info.width <= 0 or info.height <= 0:
         raise MediaError(p, "corrupt", f"video stream has no size ({info.width}x{info.height})")
+    if max(info.width, info.height) > MAX_FRAME_SIDE:  # checked before any frame is decoded
+        raise MediaError(p, "too_large", f"{info.width}x{info.height} frames")
     return index
 
 
