@@ -10,7 +10,7 @@ import os
 
 from harness.config.run import parse_kv
 from harness.config.schema import GroupConfig, MetricConfig, TaskConfig
-from harness.contract.builder import Builder, DemoDataset, add_progress_flag
+from harness.contract.builder import Builder, DemoDataset, add_progress_flag, out_of_range
 from harness.contract.hooks import (
     Aggregate,
     AnswerSpace,
@@ -172,6 +172,7 @@ __all__ = [
     "VideoPart",
     "VideoRef",
     "add_progress_flag",
+    "out_of_range",
     "archive_stem",
     "atomic_path",
     "open_regular",

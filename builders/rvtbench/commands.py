@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from harness.api import Builder, DemoDataset, add_progress_flag, parse_kv, registry
+from harness.api import Builder, DemoDataset, add_progress_flag, out_of_range, parse_kv, registry
 from harness.frames import VIDEO_SUFFIXES
 
 from .config import INTEGER_FLAGS, BuildOptions
@@ -85,8 +85,8 @@ class RvtbenchBuilder(Builder):
 
         for flag, (low, high) in INTEGER_FLAGS.items():
             value = getattr(args, flag)
-            if value is not None and (value < low or (high is not None and value > high)):
-                span = f"between {low} and {high}" if high is not None else f"at least {low}"
+            span = out_of_range(value, low, high) if value is not None else None
+            if span is not None:
                 raise ValueError(f"--{flag.replace('_', '-')} {value}: expected a whole number {span}")
         selector, writer, selector_name, query_name = _generation_parts(args)
         options = BuildOptions(

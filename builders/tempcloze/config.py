@@ -8,9 +8,10 @@ Laplacian, here measured on the same 256 px frames).
 from __future__ import annotations
 
 import argparse
-import math
 from dataclasses import asdict, dataclass, fields
 from typing import Any, Optional
+
+from harness.api import out_of_range
 
 from .intervals import GapRules
 
@@ -48,12 +49,10 @@ class BuildConfig:
         0 was a ZeroDivisionError traceback, a negative --mixed-size a numpy error)."""
         for name, low, high in _BOUNDS:
             value = getattr(self, name)
-            if value is None:
-                continue
-            if not math.isfinite(value) or value < low or (high is not None and value > high):
-                span = f"between {low} and {high}" if high is not None else f"at least {low}"
-                span += " (0: every video)" if name == "mixed_size" else ""
-                raise ValueError(f"--{name.replace('_', '-')} {value}: must be a number {span}")
+            span = out_of_range(value, low, high) if value is not None else None
+            if span is not None:
+                hint = " (0: every video)" if name == "mixed_size" else ""
+                raise ValueError(f"--{name.replace('_', '-')} {value}: must be a number {span}{hint}")
         if self.pairs_per_second <= 0:
             raise ValueError(f"--pairs-per-second {self.pairs_per_second}: must be above 0")
         if self.max_duration is not None and self.max_duration < self.min_duration:

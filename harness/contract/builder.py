@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -79,3 +80,11 @@ def add_progress_flag(parser: argparse.ArgumentParser) -> None:
         action=NoProgressAction,
         help=f"hide progress bars ({DEPRECATED_PROGRESS_FLAG}: deprecated spelling)",
     )
+
+
+def out_of_range(value: Any, low: float, high: Optional[float] = None) -> Optional[str]:
+    """"between LOW and HIGH" (or "at least LOW") when `value` is not a finite number in that range, else None:
+    the range a builder's flag check names, worded the same by every builder."""
+    if isinstance(value, (int, float)) and math.isfinite(value) and low <= value and (high is None or value <= high):
+        return None
+    return f"between {low} and {high}" if high is not None else f"at least {low}"
