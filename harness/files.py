@@ -28,6 +28,8 @@ from harness.errors import DataError, describe_os_error
 PathLike = Union[str, os.PathLike]
 #: the largest dataset file (split, manifest, release JSON) read whole; a larger one is refused, naming it
 MAX_DATA_FILE_BYTES = 2 << 30
+#: the deepest nesting of objects and lists a results or samples file may have (the harness writes about 12)
+MAX_JSON_DEPTH = 64
 
 
 def temporary_name(path: Path, keep_suffix: bool = False) -> Path:

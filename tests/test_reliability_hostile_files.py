@@ -14,7 +14,9 @@ from pathlib import Path
 import pytest
 
 from conftest import PLUGIN_PKG, harness_env, run_harness
+from harness.data.run_context import MAX_ROW_DEPTH, checked_rows
 from harness.frames.sampler import fps_positions
+from harness.results.reading import check_tree
 from harness_builders.cyclist.questions.generate import read_scene_file
 from harness_builders.cyclist.questions.templates import TemplateError, load_template_file
 from harness_builders.tempcloze.virtual import load_item_document
@@ -150,3 +152,17 @@ def test_rows_nested_too_deeply_are_dropped_with_a_reason(tmp_path, colors_root)
     (results,) = (tmp_path / "out").rglob("results_*.json")
     task = json.loads(results.read_text())["task_results"]["fz_qa"]
     assert task["dropped"] == {"invalid_json": 1, "too_deep": 1} and task["n_samples"] == 24
+
+
+def test_a_row_at_the_depth_limit_is_kept_and_its_samples_line_reads_back():
+    """The row limit is the samples reader's limit less the one level a row is logged under (`doc`): before, a
+    row 64 deep loaded, and the samples file it was logged in was refused by the harness's own reader."""
+    def row(depth: int) -> dict:
+        value: object = "x"
+        for _ in range(depth - 1):
+            value = [value]
+        return {"id": f"d{depth}", "x": value}
+
+    kept, dropped = checked_rows([row(MAX_ROW_DEPTH), row(MAX_ROW_DEPTH + 1)], "test", "t", "id")
+    assert [d["doc_id"] for d in kept] == [f"d{MAX_ROW_DEPTH}"] and [d["reason"] for d in dropped] == ["too_deep"]
+    check_tree({"doc": kept[0], "target": None}, "samples line")  # raises when the reader would refuse it

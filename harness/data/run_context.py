@@ -10,6 +10,7 @@ from typing import Any, Optional
 
 from harness.contract.hooks import DroppedRow, short_repr
 from harness.data.fetch import FetchedRelease
+from harness.files import MAX_JSON_DEPTH
 
 
 @dataclass(frozen=True)
@@ -39,8 +40,9 @@ class LoadedSplit:
 
 
 #: the deepest nesting a row may have (a real row nests a few levels): deeper ones are dropped, so no later step
-#: (the prompt, the cache key, the samples file) recurses past Python's limit on a hostile row
-MAX_ROW_DEPTH = 64
+#: (the prompt, the cache key) recurses past Python's limit on a hostile row, and the samples file, where a row
+#: is logged one level down (`doc`), stays one the samples reader accepts
+MAX_ROW_DEPTH = MAX_JSON_DEPTH - 1
 
 
 def nesting_depth(value: Any, limit: int = MAX_ROW_DEPTH) -> int:

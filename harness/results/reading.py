@@ -20,7 +20,7 @@ from typing import Any, Optional
 from pydantic import ValidationError
 
 from harness.errors import ConfigError
-from harness.files import open_regular
+from harness.files import MAX_JSON_DEPTH, open_regular
 from harness.results.models import Results, Sample, upgraded
 from harness.results.upgrade import ResultsVersionError
 
@@ -28,7 +28,7 @@ MAX_RESULTS_BYTES = 64 * 2**20  # a results file of hundreds of tasks with break
 MAX_SAMPLES_BYTES = 4 * 2**30  # a samples file holds every model output of a task
 MAX_LINE_BYTES = 64 * 2**20  # one sample: its doc, prompt, raw output and scores
 MAX_STRING = 8 * 2**20  # characters in one JSON string (a model output; names are capped lower by the models)
-MAX_DEPTH = 64  # nesting of objects and lists (results files written by the harness nest about 12 deep)
+MAX_DEPTH = MAX_JSON_DEPTH  # nesting of objects and lists
 _BOM = b"\xef\xbb\xbf"
 _SHOWN = 60  # characters of a bad value shown in an error
 
