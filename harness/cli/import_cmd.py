@@ -45,7 +45,7 @@ def write_imported(run: ImportedRun, out: Path, state: PluginState) -> Path:
     # The model, task configs and provenance carried over; the records parsed and scored once, as a run's.
     draft = imported_draft(run.model, run.provenance, configs, stamp)
     names = [p.name for p in paths.values()]
-    results = score_records(run.tasks, state, draft, 0, folder.name, None, names, stamp)
+    results = score_records(run.tasks, state, draft, seed=0, model_name=folder.name, rescored_from=names, created=stamp)
     for task, records in run.tasks.items():
         write_samples(paths[task], records)
     results_path = folder / f"results_{stamp}.json"
