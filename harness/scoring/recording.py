@@ -221,7 +221,7 @@ def score_in_order(
         seed_generators(seeds)
         records = per_task.get(task.name, [])
         answers = [r if isinstance(r, dict) else r.answer() for r in records]
-        task.prepare_scoring([a for a in answers if a.get("raw") is not None and not a.get("error")])
+        task.prepare_scoring([a for a in answers if a.get("raw") is not None])  # what will be scored
         for rec in records:
             score(task, rec)
 
