@@ -22,6 +22,7 @@ EXIT_RUNTIME = 3
 EXIT_REGRESSION = 4
 EXIT_INCOMPLETE = 5
 EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: stdout's reader left (`... | head`), as a shell reports a writer it killed
 
 
 class HarnessError(Exception):

@@ -4,6 +4,8 @@ registry, the loader and `ls`: a plugin adds a command the way the core adds its
 from __future__ import annotations
 
 import inspect
+import subprocess
+import sys
 import types
 
 import pytest
@@ -142,3 +144,15 @@ def test_every_hook_of_the_table_registers_its_kind():
             assert state.registry.get(kind.name, f"my_{kind.name}").plugin == "every_kind_plugin"
     with pytest.raises(UnknownNameError, match="ls commands"):
         state.registry.get("command", "my_commandd")
+
+
+def test_output_cut_short_by_its_reader_stops_quietly(tmp_path):
+    """`python -m harness ls tasks | head -1`: before, the command printed 'error: Broken pipe; check the path and
+    the disk it is on', a wrong diagnosis; now it stops quietly with 141, as a writer into a closed pipe does."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "harness", "ls", "tasks"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env=harness_env(),
+    )
+    proc.stdout.close()  # the reader leaves before the first line (the interpreter takes far longer to start)
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 141 and "error" not in err and "Traceback" not in err, err

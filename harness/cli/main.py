@@ -17,7 +17,7 @@ from harness.cli.commands import RUN, find_command, usage
 from harness.cli.global_flags import subcommand_first
 from harness.cli.verbosity import pop_verbosity
 from harness.engine.interrupts import exit_code, install, interrupted, settle
-from harness.errors import EXIT_USAGE, ConfigError, HarnessError, describe_os_error
+from harness.errors import EXIT_BROKEN_PIPE, EXIT_USAGE, ConfigError, HarnessError, describe_os_error
 from harness.report.escaping import TerminalFormatter, terminal_text
 
 
@@ -44,6 +44,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     except HarnessError as exc:
         print(f"error: {terminal_text(exc)}", file=sys.stderr)
         return exc.exit_code
+    except BrokenPipeError:  # the reader of stdout left (`... | head`): stop quietly, as a pipe's writer does
+        return _reader_left()
     except OSError as exc:  # a user's path (missing, a file where a folder goes, a full disk): no traceback
         logging.getLogger("harness").debug("OSError in '%s'", name, exc_info=True)
         print(f"error: {terminal_text(describe_os_error(exc))}", file=sys.stderr)
@@ -57,6 +59,13 @@ def main(argv: Optional[list[str]] = None) -> int:
         return exit_code(exc)
 
 
+def _reader_left() -> int:
+    """Stdout's reader is gone: point stdout at /dev/null (the exit's flush has nowhere to fail) and say so
+    only in the exit code."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return EXIT_BROKEN_PIPE
+
+
 def entry() -> None:
     """The process's entry point (`python -m harness`, the `harness` script): SIGINT, SIGTERM and SIGHUP stop
     a command once (harness.engine.interrupts), and an interrupted command exits at once with its code, 128 +
@@ -66,6 +75,10 @@ def entry() -> None:
         code = main()
     except KeyboardInterrupt as exc:  # a signal between the command's end and here
         code = exit_code(exc)
+    try:
+        sys.stdout.flush()  # what is still buffered, while a closed pipe can be told apart
+    except BrokenPipeError:
+        code = _reader_left()
     settle()
     if interrupted():
         sys.stdout.flush()
